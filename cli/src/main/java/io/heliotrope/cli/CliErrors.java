@@ -1,0 +1,27 @@
+package io.heliotrope.cli;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+
+import java.io.PrintWriter;
+
+/** The one place that turns a failure into the CLI's one-line message and exit code. */
+final class CliErrors {
+    static final int USER_ERROR = 1;
+    static final int INTERNAL_ERROR = 2;
+
+    private CliErrors() {}
+
+    static int report(Throwable failure, PrintWriter err) {
+        Throwable cause = HeliotropeException.unwrap(failure);
+        if (cause instanceof HeliotropeException e) {
+            err.println("helio: " + e.getMessage());
+            err.flush();
+            return e.code().kind() == ErrorCode.Kind.INTERNAL ? INTERNAL_ERROR : USER_ERROR;
+        }
+        err.println("helio: internal error: " + cause);
+        cause.printStackTrace(err);
+        err.flush();
+        return INTERNAL_ERROR;
+    }
+}

@@ -1,0 +1,32 @@
+package io.heliotrope.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code helio} command. */
+@Command(name = "helio",
+        mixinStandardHelpOptions = true,
+        versionProvider = Helio.Version.class,
+        exitCodeOnInvalidInput = 1,
+        description = "Heliotrope: geo-replicated block storage served over NBD.",
+        subcommands = {UpCommand.class, ServeCommand.class, ImageCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "Exit codes: 0 success, 1 a mistake in the request (message says which), 2 an internal failure."})
+public final class Helio {
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine commandLine = new CommandLine(new Helio());
+        commandLine.setExecutionExceptionHandler((failure, cmd, parseResult) -> CliErrors.report(failure, cmd.getErr()));
+        return commandLine;
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = Helio.class.getPackage().getImplementationVersion();
+            return new String[] {"helio " + (version == null ? "development build" : version)};
+        }
+    }
+}

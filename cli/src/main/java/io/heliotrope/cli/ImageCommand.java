@@ -1,0 +1,159 @@
+package io.heliotrope.cli;
+
+import io.heliotrope.proto.storage.v1.ImageInfo;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import static io.heliotrope.cli.Sizes.format;
+
+@Command(name = "image",
+        mixinStandardHelpOptions = true,
+        description = "Create, list, inspect, resize, remove, import and export images.",
+        subcommands = {
+                ImageCommand.Create.class,
+                ImageCommand.List.class,
+                ImageCommand.Show.class,
+                ImageCommand.Remove.class,
+                ImageCommand.Resize.class,
+                ImageCommand.Import.class,
+                ImageCommand.Export.class})
+final class ImageCommand {
+    @Option(names = "--server", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7410", scope = picocli.CommandLine.ScopeType.INHERIT,
+            description = "The site's gRPC address (default: ${DEFAULT-VALUE}).")
+    String server;
+
+    /** A subcommand that talks to the site named by {@code --server}. */
+    abstract static class Subcommand implements Callable<Integer> {
+        @ParentCommand
+        ImageCommand parent;
+
+        @Override
+        public Integer call() throws Exception {
+            try (ImageClient client = new ImageClient(parent.server)) {
+                run(client, System.out);
+            }
+            return 0;
+        }
+
+        abstract void run(ImageClient client, PrintStream out) throws Exception;
+    }
+
+    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create an empty image (reads as zeros).")
+    static final class Create extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--size", required = true, paramLabel = "SIZE", converter = Sizes.class,
+                description = "Size, a multiple of 4096 bytes: 4096, 256M, 10G, 1T.")
+        long size;
+
+        @Override
+        void run(ImageClient client, PrintStream out) {
+            ImageInfo image = client.create(name, size);
+            out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
+        }
+    }
+
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List images.")
+    static final class List extends Subcommand {
+        @Override
+        void run(ImageClient client, PrintStream out) {
+            java.util.List<ImageInfo> images = client.list();
+            out.printf("%-32s %12s %12s  %s%n", "NAME", "SIZE", "ALLOCATED", "CREATED");
+            for (ImageInfo image : images) {
+                out.printf("%-32s %12s %12s  %s%n", image.getName(), format(image.getSizeBytes()),
+                        format(image.getAllocatedBlocks() * image.getBlockSize()), Instant.ofEpochMilli(image.getCreatedEpochMillis()));
+            }
+        }
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one image.")
+    static final class Show extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        void run(ImageClient client, PrintStream out) {
+            ImageInfo image = client.get(name);
+            out.println("name:        " + image.getName());
+            out.println("size:        " + image.getSizeBytes() + " (" + format(image.getSizeBytes()) + ")");
+            out.println("block size:  " + image.getBlockSize());
+            out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
+            out.println("data blocks: " + image.getAllocatedBlocks() + " (" + format(image.getAllocatedBlocks() * image.getBlockSize()) + ")");
+            out.println("zero blocks: " + image.getZeroBlocks());
+        }
+    }
+
+    @Command(name = "rm", mixinStandardHelpOptions = true, description = "Remove an image and its data. Refused while it is attached.")
+    static final class Remove extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Override
+        void run(ImageClient client, PrintStream out) {
+            client.delete(name);
+            out.println("removed " + name);
+        }
+    }
+
+    @Command(name = "resize", mixinStandardHelpOptions = true, description = "Grow or shrink an image. Shrinking drops the data past the new end. Refused while attached.")
+    static final class Resize extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--size", required = true, paramLabel = "SIZE", converter = Sizes.class, description = "New size, a multiple of 4096 bytes.")
+        long size;
+
+        @Override
+        void run(ImageClient client, PrintStream out) {
+            ImageInfo image = client.resize(name, size);
+            out.println("resized " + image.getName() + " to " + format(image.getSizeBytes()));
+        }
+    }
+
+    @Command(name = "import", mixinStandardHelpOptions = true,
+            description = {"Create image NAME from a raw FILE. Blocks of zeros are not sent (sparse).",
+                    "The size is the file's, rounded up to 4096 bytes. If the import fails, the new image is removed."})
+    static final class Import extends Subcommand {
+        @Parameters(index = "0", paramLabel = "FILE")
+        Path file;
+
+        @Parameters(index = "1", paramLabel = "NAME")
+        String name;
+
+        @Override
+        void run(ImageClient client, PrintStream out) throws Exception {
+            ImageTransfer.Result result = ImageTransfer.importFile(client, file, name);
+            out.println("imported " + file + " as " + name + ": " + format(result.sizeBytes()) + ", "
+                    + format(result.dataBytes()) + " of data sent");
+        }
+    }
+
+    @Command(name = "export", mixinStandardHelpOptions = true,
+            description = "Write image NAME to a raw FILE; zero ranges stay holes in the file (sparse).")
+    static final class Export extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Parameters(index = "1", paramLabel = "FILE")
+        Path file;
+
+        @Option(names = "--force", description = "Overwrite FILE if it exists.")
+        boolean force;
+
+        @Override
+        void run(ImageClient client, PrintStream out) throws Exception {
+            ImageTransfer.Result result = ImageTransfer.exportFile(client, name, file, force);
+            out.println("exported " + name + " to " + file + ": " + format(result.sizeBytes()) + ", "
+                    + format(result.dataBytes()) + " of data written");
+        }
+    }
+}

@@ -1,0 +1,27 @@
+package io.heliotrope.cli;
+
+import io.heliotrope.storage.server.SiteConfig;
+import io.heliotrope.storage.server.StorageServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+import java.util.concurrent.Callable;
+
+@Command(name = "serve",
+        mixinStandardHelpOptions = true,
+        description = {"Run one site: block store, NBD server, gRPC admin service and metrics.",
+                "Attach with nbd://HOST:NBD_PORT/IMAGE; stop with SIGTERM or Ctrl-C."})
+final class ServeCommand implements Callable<Integer> {
+    @Mixin
+    SiteOptions site;
+
+    @Override
+    public Integer call() throws Exception {
+        SiteConfig config = site.load(null);
+        StorageServer server = new StorageServer(config);
+        System.out.printf("site %s serving nbd://%s:%d/ (gRPC %d, metrics http://%s:%d/metrics)%n",
+                config.site(), config.bind(), server.nbdAddress().getPort(), server.grpcPort(), config.bind(), server.metricsPort());
+        System.out.flush();
+        return Running.untilStopped(server);
+    }
+}

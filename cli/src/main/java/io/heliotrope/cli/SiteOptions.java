@@ -1,0 +1,55 @@
+package io.heliotrope.cli;
+
+import io.heliotrope.storage.server.SiteConfig;
+import io.heliotrope.storage.server.SiteConfigLoader;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/** The options that configure a site, shared by {@code serve} and {@code up}; flags win over the YAML file. */
+final class SiteOptions {
+    @Option(names = "--config", paramLabel = "FILE", description = "YAML site configuration; flags given here override it.")
+    Path config;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "Where the RocksDB block store lives.")
+    Path dataDir;
+
+    @Option(names = "--site", paramLabel = "NAME", description = "Name of this site (default: local).")
+    String site;
+
+    @Option(names = "--store", paramLabel = "KIND", description = "Block store: rocksdb (default, durable) or memory (lost on exit).")
+    SiteConfig.StoreKind store;
+
+    @Option(names = "--bind", paramLabel = "HOST", description = "Address to listen on (default: 127.0.0.1).")
+    String bind;
+
+    @Option(names = "--nbd-port", paramLabel = "PORT", description = "NBD port (default: " + SiteConfig.DEFAULT_NBD_PORT + ").")
+    Integer nbdPort;
+
+    @Option(names = "--grpc-port", paramLabel = "PORT", description = "gRPC admin port (default: " + SiteConfig.DEFAULT_GRPC_PORT + ").")
+    Integer grpcPort;
+
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "Prometheus /metrics port (default: " + SiteConfig.DEFAULT_METRICS_PORT + ").")
+    Integer metricsPort;
+
+    @Option(names = "--io-threads", paramLabel = "N", description = "Threads that run block store calls (default: 4).")
+    Integer ioThreads;
+
+    SiteConfig load(Path defaultDataDir) {
+        Map<String, Object> overrides = new HashMap<>();
+        overrides.put("dataDir", dataDir);
+        overrides.put("site", site);
+        overrides.put("store", store);
+        overrides.put("bind", bind);
+        overrides.put("nbdPort", nbdPort);
+        overrides.put("grpcPort", grpcPort);
+        overrides.put("metricsPort", metricsPort);
+        overrides.put("ioThreads", ioThreads);
+        if (config == null && dataDir == null) {
+            overrides.put("dataDir", defaultDataDir);
+        }
+        return SiteConfigLoader.load(config, overrides);
+    }
+}

@@ -1,0 +1,23 @@
+package io.heliotrope.nbd;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The exports an NBD server offers. The server opens a device once per connection
+ * that selects an export and closes it when that connection ends.
+ */
+public interface ExportCatalog {
+    /** Names of the exports, for {@code NBD_OPT_LIST}. */
+    List<String> exportNames();
+
+    default boolean exists(String name) {
+        return exportNames().contains(name);
+    }
+
+    /**
+     * Opens an export for one connection. Fails with a {@code HeliotropeException}
+     * of code {@code IMAGE_NOT_FOUND} when there is no such export.
+     */
+    CompletableFuture<BlockDevice> open(String name);
+}

@@ -1,0 +1,90 @@
+package io.heliotrope.nbd.codec;
+
+import io.heliotrope.nbd.protocol.NbdCommand;
+import io.heliotrope.nbd.protocol.NbdRequest;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
+
+import java.util.List;
+
+import static io.heliotrope.nbd.protocol.NbdConstants.MAX_PAYLOAD;
+import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_HEADER_LENGTH;
+import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_MAGIC;
+
+/**
+ * Decodes transmission-phase requests. A WRITE payload is passed on as a retained
+ * slice once all of it has arrived; a WRITE longer than {@link io.heliotrope.nbd.protocol.NbdConstants#MAX_PAYLOAD}
+ * is passed on without payload while its bytes are skipped as they come, so no length
+ * from the wire is ever allocated before it is checked. A bad magic number means the
+ * stream cannot be framed again: the decoder fails and drops everything after it.
+ */
+public final class NbdRequestDecoder extends ByteToMessageDecoder {
+    private enum State {
+        HEADER,
+        PAYLOAD,
+        DISCARD,
+        FAILED
+    }
+
+    private State state = State.HEADER;
+    private int flags;
+    private int type;
+    private long handle;
+    private long offset;
+    private long length;
+    private long discardRemaining;
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        switch (state) {
+            case HEADER -> decodeHeader(in, out);
+            case PAYLOAD -> decodePayload(in, out);
+            case DISCARD -> {
+                int skip = (int) Math.min(in.readableBytes(), discardRemaining);
+                in.skipBytes(skip);
+                discardRemaining -= skip;
+                if (discardRemaining == 0) {
+                    state = State.HEADER;
+                }
+            }
+            case FAILED -> in.skipBytes(in.readableBytes());
+        }
+    }
+
+    private void decodeHeader(ByteBuf in, List<Object> out) {
+        if (in.readableBytes() < REQUEST_HEADER_LENGTH) {
+            return;
+        }
+        int magic = in.readInt();
+        if (magic != REQUEST_MAGIC) {
+            state = State.FAILED;
+            in.skipBytes(in.readableBytes());
+            throw new CorruptedFrameException("bad request magic 0x" + Integer.toHexString(magic));
+        }
+        flags = in.readUnsignedShort();
+        type = in.readUnsignedShort();
+        handle = in.readLong();
+        offset = in.readLong();
+        length = in.readUnsignedInt();
+        if (type != NbdCommand.WRITE.wireValue()) {
+            out.add(new NbdRequest(flags, type, handle, offset, length, null));
+        } else if (length > MAX_PAYLOAD) {
+            out.add(new NbdRequest(flags, type, handle, offset, length, null));
+            discardRemaining = length;
+            state = State.DISCARD;
+        } else {
+            state = State.PAYLOAD;
+            // A zero-length WRITE is complete now: no further bytes would call decode again.
+            decodePayload(in, out);
+        }
+    }
+
+    private void decodePayload(ByteBuf in, List<Object> out) {
+        if (in.readableBytes() >= length) {
+            out.add(new NbdRequest(flags, type, handle, offset, length, in.readRetainedSlice((int) length)));
+            state = State.HEADER;
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package io.heliotrope.nbd.protocol;
+
+import io.heliotrope.nbd.BlockDevice;
+
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_CAN_MULTI_CONN;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_HAS_FLAGS;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_READ_ONLY;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_CACHE;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_DF;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_FLUSH;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_FUA;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_TRIM;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_WRITE_ZEROES;
+import static java.util.Objects.requireNonNull;
+
+/** What a connection negotiated in the handshake, and the device it opened. */
+public record NbdSession(String exportName, BlockDevice device, boolean structuredReplies, boolean baseAllocation) {
+    public NbdSession {
+        requireNonNull(exportName, "exportName is null");
+        requireNonNull(device, "device is null");
+    }
+
+    public int transmissionFlags() {
+        return transmissionFlags(device, structuredReplies);
+    }
+
+    /**
+     * The flags we advertise for a device: FUA, WRITE_ZEROES and CACHE always (the server
+     * emulates them), TRIM only where the device can, DF only with structured replies.
+     */
+    public static int transmissionFlags(BlockDevice device, boolean structuredReplies) {
+        int flags = TRANSMISSION_HAS_FLAGS | TRANSMISSION_SEND_FLUSH | TRANSMISSION_SEND_FUA
+                | TRANSMISSION_SEND_WRITE_ZEROES | TRANSMISSION_SEND_CACHE;
+        if (device.isReadOnly()) {
+            flags |= TRANSMISSION_READ_ONLY;
+        }
+        if (device.canTrim()) {
+            flags |= TRANSMISSION_SEND_TRIM;
+        }
+        if (device.canMultiConn()) {
+            flags |= TRANSMISSION_CAN_MULTI_CONN;
+        }
+        if (structuredReplies) {
+            flags |= TRANSMISSION_SEND_DF;
+        }
+        return flags;
+    }
+}

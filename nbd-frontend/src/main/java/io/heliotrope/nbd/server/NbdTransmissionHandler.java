@@ -1,0 +1,263 @@
+package io.heliotrope.nbd.server;
+
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.Extent;
+import io.heliotrope.nbd.protocol.NbdCommand;
+import io.heliotrope.nbd.protocol.NbdError;
+import io.heliotrope.nbd.protocol.NbdReply;
+import io.heliotrope.nbd.protocol.NbdRequest;
+import io.heliotrope.nbd.protocol.NbdSession;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.ReferenceCountUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION_ID;
+import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_FUA;
+import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_NO_HOLE;
+import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_REQ_ONE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Serves the requests of one connection: validates each once, calls the device, and
+ * writes each reply when its future completes, so replies leave out of order. Reading
+ * pauses while too many requests or bytes are in flight or the client does not read
+ * its replies. On DISC or a closed connection, outstanding requests finish before the
+ * device is closed.
+ */
+public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(NbdTransmissionHandler.class);
+    private static final int MAX_IN_FLIGHT = 256;
+    private static final long MAX_IN_FLIGHT_BYTES = 64L * 1024 * 1024;
+    private static final int ZERO_CHUNK = 1024 * 1024;
+    private static final ByteBuf ZEROES = Unpooled.unreleasableBuffer(Unpooled.directBuffer(ZERO_CHUNK).writeZero(ZERO_CHUNK)).asReadOnly();
+
+    private final NbdSession session;
+    private final BlockDevice device;
+    private final NbdMetrics metrics;
+
+    private ChannelHandlerContext ctx;
+    private int inFlight;
+    private long inFlightBytes;
+    private boolean disconnecting;
+    private boolean deviceClosed;
+
+    public NbdTransmissionHandler(NbdSession session, NbdMetrics metrics) {
+        this.session = requireNonNull(session, "session is null");
+        this.device = session.device();
+        this.metrics = requireNonNull(metrics, "metrics is null");
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        metrics.connectionOpened();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof NbdRequest request)) {
+            ReferenceCountUtil.release(msg);
+            throw new IllegalStateException("unexpected message " + msg.getClass().getName());
+        }
+        long start = System.nanoTime();
+        Optional<NbdCommand> maybeCommand = request.command();
+        if (maybeCommand.isEmpty()) {
+            metrics.recordUnknown();
+            reply(new NbdReply.Simple(request.handle(), NbdError.EINVAL));
+            request.release();
+            return;
+        }
+        NbdCommand command = maybeCommand.get();
+        NbdError invalid = RequestValidator.validate(request, command, session);
+        if (invalid != NbdError.OK) {
+            log.debug("{}: invalid {}: {}", session.exportName(), request, invalid);
+            metrics.record(command, NbdMetrics.Outcome.INVALID, 0, start);
+            reply(errorReply(command, request.handle(), invalid, "invalid request"));
+            request.release();
+            return;
+        }
+        if (command == NbdCommand.DISC) {
+            request.release();
+            disconnecting = true;
+            ctx.channel().config().setAutoRead(false);
+            closeWhenIdle();
+            return;
+        }
+        CompletableFuture<NbdReply> future;
+        try {
+            future = execute(command, request);
+        } catch (RuntimeException e) {
+            future = CompletableFuture.failedFuture(e);
+        }
+        long bytes = command == NbdCommand.WRITE ? request.length() : 0;
+        inFlight++;
+        inFlightBytes += bytes;
+        updateAutoRead();
+        future.whenComplete((reply, failure) -> {
+            if (ctx.executor().inEventLoop()) {
+                complete(command, request, bytes, start, reply, failure);
+            } else {
+                ctx.executor().execute(() -> complete(command, request, bytes, start, reply, failure));
+            }
+        });
+    }
+
+    private CompletableFuture<NbdReply> execute(NbdCommand command, NbdRequest request) {
+        long handle = request.handle();
+        long offset = request.offset();
+        long length = request.length();
+        boolean fua = request.hasFlag(CMD_FLAG_FUA);
+        return switch (command) {
+            case READ -> length == 0
+                    ? CompletableFuture.completedFuture(new NbdReply.Read(handle, offset, Unpooled.EMPTY_BUFFER, session.structuredReplies()))
+                    : device.read(offset, (int) length).thenApply(data -> new NbdReply.Read(handle, offset, data, session.structuredReplies()));
+            case WRITE -> ok(handle, withFua(device.write(offset, request.payload(), fua && device.canFua()), fua));
+            case FLUSH -> ok(handle, device.flush());
+            case TRIM -> ok(handle, withFua(device.trim(offset, length, fua && device.canFua()), fua));
+            case WRITE_ZEROES -> ok(handle, withFua(writeZeroes(offset, length, fua && device.canFua(), !request.hasFlag(CMD_FLAG_NO_HOLE)), fua));
+            case CACHE -> ok(handle, device.canCache() ? device.cache(offset, length) : CompletableFuture.completedFuture(null));
+            case BLOCK_STATUS -> device.blockStatus(offset, length)
+                    .thenApply(extents -> new NbdReply.BlockStatus(handle, BASE_ALLOCATION_ID,
+                            clip(extents, length, request.hasFlag(CMD_FLAG_REQ_ONE))));
+            case DISC -> throw new AssertionError("DISC is not executed");
+        };
+    }
+
+    private CompletableFuture<Void> withFua(CompletableFuture<Void> write, boolean fua) {
+        return fua && !device.canFua() ? write.thenCompose(ignored -> device.flush()) : write;
+    }
+
+    private CompletableFuture<Void> writeZeroes(long offset, long length, boolean fua, boolean mayTrim) {
+        if (device.canZero()) {
+            return device.writeZeroes(offset, length, fua, mayTrim);
+        }
+        if (length == 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        int chunk = (int) Math.min(length, ZERO_CHUNK);
+        return device.write(offset, ZEROES.slice(0, chunk), fua)
+                .thenCompose(ignored -> writeZeroes(offset + chunk, length - chunk, fua, mayTrim));
+    }
+
+    private static CompletableFuture<NbdReply> ok(long handle, CompletableFuture<Void> future) {
+        return future.thenApply(ignored -> new NbdReply.Simple(handle, NbdError.OK));
+    }
+
+    /** Keeps the extents inside the request, merges equal neighbours, and keeps one if asked. */
+    static List<Extent> clip(List<Extent> extents, long length, boolean onlyOne) {
+        List<Extent> clipped = new ArrayList<>();
+        long remaining = length;
+        for (Extent extent : extents) {
+            if (remaining == 0) {
+                break;
+            }
+            Extent piece = extent.length() > remaining ? extent.withLength(remaining) : extent;
+            remaining -= piece.length();
+            int last = clipped.size() - 1;
+            if (last >= 0 && clipped.get(last).sameState(piece)) {
+                clipped.set(last, piece.withLength(clipped.get(last).length() + piece.length()));
+            } else {
+                clipped.add(piece);
+            }
+        }
+        if (clipped.isEmpty()) {
+            throw new IllegalStateException("device returned no extent for " + length + " bytes");
+        }
+        return onlyOne ? List.of(clipped.get(0)) : clipped;
+    }
+
+    private void complete(NbdCommand command, NbdRequest request, long bytes, long start, NbdReply reply, Throwable failure) {
+        inFlight--;
+        inFlightBytes -= bytes;
+        request.release();
+        if (failure != null) {
+            NbdError error = NbdErrors.toNbdError(failure);
+            log.debug("{}: {} failed with {}", session.exportName(), request, error, failure);
+            metrics.record(command, NbdMetrics.Outcome.ERROR, 0, start);
+            reply = errorReply(command, request.handle(), error, String.valueOf(failure.getMessage()));
+        } else {
+            metrics.record(command, NbdMetrics.Outcome.OK, request.length(), start);
+        }
+        reply(reply);
+        updateAutoRead();
+        closeWhenIdle();
+    }
+
+    private NbdReply errorReply(NbdCommand command, long handle, NbdError error, String message) {
+        boolean structuredCommand = command == NbdCommand.READ || command == NbdCommand.BLOCK_STATUS;
+        return session.structuredReplies() && structuredCommand
+                ? new NbdReply.StructuredError(handle, error, message)
+                : new NbdReply.Simple(handle, error);
+    }
+
+    private void reply(NbdReply reply) {
+        if (ctx.channel().isActive()) {
+            ctx.writeAndFlush(reply, ctx.voidPromise());
+        } else {
+            ReferenceCountUtil.release(reply);
+        }
+    }
+
+    private void updateAutoRead() {
+        boolean busy = inFlight >= MAX_IN_FLIGHT || inFlightBytes >= MAX_IN_FLIGHT_BYTES || !ctx.channel().isWritable();
+        boolean read = !busy && !disconnecting;
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    private void closeWhenIdle() {
+        if (inFlight > 0) {
+            return;
+        }
+        if (disconnecting && ctx.channel().isActive()) {
+            ctx.close();
+        }
+        if (!ctx.channel().isActive()) {
+            closeDevice();
+        }
+    }
+
+    private void closeDevice() {
+        if (!deviceClosed) {
+            deviceClosed = true;
+            metrics.connectionClosed();
+            device.close();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+        updateAutoRead();
+        super.channelWritabilityChanged(ctx);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        closeWhenIdle();
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof DecoderException) {
+            log.info("{}: closing connection from {}: {}", session.exportName(), ctx.channel().remoteAddress(), cause.getMessage());
+        } else if (cause instanceof IOException) {
+            log.debug("{}: connection from {} failed: {}", session.exportName(), ctx.channel().remoteAddress(), cause.toString());
+        } else {
+            log.warn("{}: closing connection from {}", session.exportName(), ctx.channel().remoteAddress(), cause);
+        }
+        ctx.close();
+    }
+}

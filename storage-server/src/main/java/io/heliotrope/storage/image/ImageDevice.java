@@ -1,0 +1,208 @@
+package io.heliotrope.storage.image;
+
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.Extent;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.BlockRun;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One connection's view of an open image: byte ranges become whole-block store calls,
+ * run on the store's executor. A write that covers part of a block reads the block,
+ * merges and writes it back under that block's lock. TRIM drops only whole blocks (it
+ * is advisory); WRITE_ZEROES zeroes partial edges by writing zeros.
+ */
+final class ImageDevice implements BlockDevice {
+    private final OpenImage image;
+    private final BlockStore store;
+    private final Executor executor;
+    private final ByteBufAllocator allocator;
+    private final Consumer<OpenImage> onClose;
+    private final long imageId;
+    private boolean closed;
+
+    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Consumer<OpenImage> onClose) {
+        this.image = requireNonNull(image, "image is null");
+        this.store = requireNonNull(store, "store is null");
+        this.executor = requireNonNull(executor, "executor is null");
+        this.allocator = requireNonNull(allocator, "allocator is null");
+        this.onClose = requireNonNull(onClose, "onClose is null");
+        this.imageId = image.info().id();
+    }
+
+    @Override
+    public long size() {
+        return image.info().sizeBytes();
+    }
+
+    @Override
+    public boolean canTrim() {
+        return true;
+    }
+
+    @Override
+    public boolean canZero() {
+        return true;
+    }
+
+    @Override
+    public boolean canFua() {
+        return true;
+    }
+
+    @Override
+    public boolean canMultiConn() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<ByteBuf> read(long offset, int length) {
+        return supply(() -> {
+            long first = offset / BLOCK_SIZE;
+            int head = (int) (offset % BLOCK_SIZE);
+            int count = blocksCovering(offset, length);
+            ByteBuf buffer = allocator.directBuffer(count * BLOCK_SIZE);
+            try {
+                store.read(imageId, first, count, buffer.nioBuffer(0, count * BLOCK_SIZE));
+                return buffer.setIndex(head, head + length);
+            } catch (RuntimeException e) {
+                buffer.release();
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> write(long offset, ByteBuf data, boolean fua) {
+        return run(() -> {
+            int length = data.readableBytes();
+            if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
+                store.write(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
+            } else {
+                ByteBuffer source = data.nioBuffer();
+                readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> flush() {
+        return run(store::sync);
+    }
+
+    @Override
+    public CompletableFuture<Void> trim(long offset, long length, boolean fua) {
+        return run(() -> {
+            long first = ceilDiv(offset, BLOCK_SIZE);
+            long end = (offset + length) / BLOCK_SIZE;
+            if (end > first) {
+                store.zero(imageId, first, end - first, image.nextVersion(), fua);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Void> writeZeroes(long offset, long length, boolean fua, boolean mayTrim) {
+        return run(() -> {
+            long first = ceilDiv(offset, BLOCK_SIZE);
+            long end = (offset + length) / BLOCK_SIZE;
+            if (end <= first) {
+                zeroPartial(offset, (int) length, fua);
+                return;
+            }
+            long headBytes = first * BLOCK_SIZE - offset;
+            if (headBytes > 0) {
+                zeroPartial(offset, (int) headBytes, false);
+            }
+            long tailBytes = offset + length - end * BLOCK_SIZE;
+            if (tailBytes > 0) {
+                zeroPartial(end * BLOCK_SIZE, (int) tailBytes, false);
+            }
+            store.zero(imageId, first, end - first, image.nextVersion(), fua);
+        });
+    }
+
+    @Override
+    public CompletableFuture<List<Extent>> blockStatus(long offset, long length) {
+        return supply(() -> {
+            long first = offset / BLOCK_SIZE;
+            long end = ceilDiv(offset + length, BLOCK_SIZE);
+            List<Extent> extents = new ArrayList<>();
+            long position = offset;
+            for (BlockRun run : store.allocation(imageId, first, end - first)) {
+                long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
+                long runLength = runEnd - position;
+                extents.add(run.state() == BlockStore.BlockState.DATA ? Extent.data(runLength) : Extent.zeroHole(runLength));
+                position = runEnd;
+            }
+            return extents;
+        });
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            onClose.accept(image);
+        }
+    }
+
+    private void zeroPartial(long offset, int length, boolean fua) {
+        readModifyWrite(offset, length, (merged, at) -> {
+            for (int i = 0; i < length; i++) {
+                merged.put(at + i, (byte) 0);
+            }
+        }, fua);
+    }
+
+    private interface Merge {
+        void into(ByteBuffer blocks, int at);
+    }
+
+    /** Reads the blocks that [offset, offset + length) touches, merges, writes them back, under their locks. */
+    private void readModifyWrite(long offset, int length, Merge merge, boolean fua) {
+        long first = offset / BLOCK_SIZE;
+        int count = blocksCovering(offset, length);
+        ReentrantLock[] locks = image.locksFor(first, first + count - 1);
+        locks[0].lock();
+        locks[1].lock();
+        try {
+            ByteBuffer merged = ByteBuffer.allocate(count * BLOCK_SIZE);
+            store.read(imageId, first, count, merged);
+            merge.into(merged, (int) (offset - first * BLOCK_SIZE));
+            store.write(imageId, first, merged.clear(), image.nextVersion(), fua);
+        } finally {
+            locks[1].unlock();
+            locks[0].unlock();
+        }
+    }
+
+    private static int blocksCovering(long offset, long length) {
+        return (int) (ceilDiv(offset + length, BLOCK_SIZE) - offset / BLOCK_SIZE);
+    }
+
+    private static long ceilDiv(long value, long divisor) {
+        return -Math.floorDiv(-value, divisor);
+    }
+
+    private CompletableFuture<Void> run(Runnable action) {
+        return CompletableFuture.runAsync(action, executor);
+    }
+
+    private <T> CompletableFuture<T> supply(Supplier<T> action) {
+        return CompletableFuture.supplyAsync(action, executor);
+    }
+}

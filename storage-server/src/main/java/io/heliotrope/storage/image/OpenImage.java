@@ -1,0 +1,67 @@
+package io.heliotrope.storage.image;
+
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.ImageInfo;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * An image open at this site, shared by every connection to it. It hands out block
+ * versions {@code epoch << 32 | counter}: the epoch is new for each write session,
+ * so versions never repeat across sessions, and the counter only grows within one.
+ * It also serializes read-modify-write of partial blocks.
+ */
+final class OpenImage {
+    private static final long COUNTER_LIMIT = 1L << 32;
+    private static final int STRIPES = 64;
+
+    private final ImageInfo info;
+    private final BlockStore store;
+    private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    private long epoch;
+    private long counter;
+    private int connections;
+
+    OpenImage(ImageInfo info, BlockStore store) {
+        this.info = requireNonNull(info, "info is null");
+        this.store = requireNonNull(store, "store is null");
+        this.epoch = store.beginSession(info.id());
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new ReentrantLock();
+        }
+    }
+
+    ImageInfo info() {
+        return info;
+    }
+
+    synchronized long nextVersion() {
+        if (++counter == COUNTER_LIMIT) {
+            epoch = store.beginSession(info.id());
+            counter = 1;
+        }
+        return epoch << 32 | counter;
+    }
+
+    /** The locks of two blocks, in the one order every caller takes them (the same lock twice is fine: they are reentrant). */
+    ReentrantLock[] locksFor(long head, long tail) {
+        int a = (int) Math.floorMod(head, (long) STRIPES);
+        int b = (int) Math.floorMod(tail, (long) STRIPES);
+        return new ReentrantLock[] {stripes[Math.min(a, b)], stripes[Math.max(a, b)]};
+    }
+
+    int connections() {
+        return connections;
+    }
+
+    void attach() {
+        connections++;
+    }
+
+    /** Returns true when the last connection has gone. */
+    boolean detach() {
+        return --connections == 0;
+    }
+}

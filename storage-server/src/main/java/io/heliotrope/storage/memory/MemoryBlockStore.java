@@ -1,0 +1,198 @@
+package io.heliotrope.storage.memory;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.ImageNames;
+
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+import static io.heliotrope.storage.ImageNames.checkName;
+import static io.heliotrope.storage.ImageNames.checkSize;
+
+/**
+ * A {@link BlockStore} in the heap: nothing survives the process. For tests, demos and
+ * for measuring the NBD path without storage costs. Blocks live in arrays indexed by
+ * block number, so an access costs no lookup.
+ */
+public final class MemoryBlockStore implements BlockStore {
+    private static final byte[] ZEROS = new byte[BLOCK_SIZE];
+
+    private final Map<String, MemoryImage> byName = new TreeMap<>();
+    private final Map<Long, MemoryImage> byId = new ConcurrentHashMap<>();
+    private long nextId = 1;
+
+    private static final class MemoryImage {
+        private ImageInfo info;
+        private long epoch;
+        private long[] versions;
+        private byte[][] data;
+
+        MemoryImage(ImageInfo info) {
+            this.info = info;
+            this.versions = new long[Math.toIntExact(info.blockCount())];
+            this.data = new byte[versions.length][];
+        }
+    }
+
+    @Override
+    public synchronized ImageInfo createImage(String name, long sizeBytes) {
+        checkName(name);
+        checkSize(sizeBytes);
+        if (sizeBytes / BLOCK_SIZE > Integer.MAX_VALUE) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image size " + sizeBytes + " is too large for the memory store");
+        }
+        if (byName.containsKey(name)) {
+            throw ImageNames.exists(name);
+        }
+        MemoryImage image = new MemoryImage(new ImageInfo(nextId++, name, sizeBytes, Instant.now()));
+        byName.put(name, image);
+        byId.put(image.info.id(), image);
+        return image.info;
+    }
+
+    @Override
+    public synchronized List<ImageInfo> listImages() {
+        return byName.values().stream().map(image -> image.info).toList();
+    }
+
+    @Override
+    public synchronized ImageInfo image(String name) {
+        return named(name).info;
+    }
+
+    @Override
+    public synchronized void deleteImage(String name) {
+        MemoryImage image = named(name);
+        byName.remove(name);
+        byId.remove(image.info.id());
+    }
+
+    @Override
+    public synchronized ImageInfo resizeImage(String name, long sizeBytes) {
+        checkSize(sizeBytes);
+        MemoryImage image = named(name);
+        ImageInfo old = image.info;
+        image.info = new ImageInfo(old.id(), old.name(), sizeBytes, old.created());
+        int blocks = Math.toIntExact(image.info.blockCount());
+        image.versions = Arrays.copyOf(image.versions, blocks);
+        image.data = Arrays.copyOf(image.data, blocks);
+        return image.info;
+    }
+
+    @Override
+    public ImageUsage usage(long imageId) {
+        MemoryImage image = byId(imageId);
+        long dataBlocks = 0;
+        long zeroBlocks = 0;
+        for (int i = 0; i < image.versions.length; i++) {
+            if (image.data[i] != null) {
+                dataBlocks++;
+            } else if (image.versions[i] != 0) {
+                zeroBlocks++;
+            }
+        }
+        return new ImageUsage(dataBlocks, zeroBlocks);
+    }
+
+    @Override
+    public synchronized long beginSession(long imageId) {
+        return ++byId(imageId).epoch;
+    }
+
+    @Override
+    public void read(long imageId, long firstBlock, int count, ByteBuffer destination) {
+        byte[][] data = byId(imageId).data;
+        for (int i = 0; i < count; i++) {
+            byte[] block = data[(int) firstBlock + i];
+            destination.put(block == null ? ZEROS : block);
+        }
+    }
+
+    @Override
+    public void write(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
+        MemoryImage image = byId(imageId);
+        int count = source.remaining() / BLOCK_SIZE;
+        for (int i = 0; i < count; i++) {
+            byte[] block = new byte[BLOCK_SIZE];
+            source.get(block);
+            int index = (int) firstBlock + i;
+            image.data[index] = block;
+            image.versions[index] = version;
+        }
+    }
+
+    @Override
+    public void zero(long imageId, long firstBlock, long count, long version, boolean sync) {
+        MemoryImage image = byId(imageId);
+        for (int index = (int) firstBlock; index < firstBlock + count; index++) {
+            if (image.data[index] != null) {
+                image.data[index] = null;
+                image.versions[index] = version;
+            }
+        }
+    }
+
+    @Override
+    public List<BlockRun> allocation(long imageId, long firstBlock, long count) {
+        MemoryImage image = byId(imageId);
+        List<BlockRun> runs = new ArrayList<>();
+        long runStart = firstBlock;
+        BlockState runState = null;
+        for (long block = firstBlock; block < firstBlock + count; block++) {
+            BlockState state = state(image, (int) block);
+            if (state != runState) {
+                if (runState != null) {
+                    runs.add(new BlockRun(runStart, block - runStart, runState));
+                }
+                runStart = block;
+                runState = state;
+            }
+        }
+        if (runState != null) {
+            runs.add(new BlockRun(runStart, firstBlock + count - runStart, runState));
+        }
+        return runs;
+    }
+
+    private static BlockState state(MemoryImage image, int block) {
+        if (image.data[block] != null) {
+            return BlockState.DATA;
+        }
+        return image.versions[block] == 0 ? BlockState.UNWRITTEN : BlockState.ZERO;
+    }
+
+    @Override
+    public void sync() {
+        // Nothing is durable here, so there is nothing to wait for.
+    }
+
+    @Override
+    public void close() {
+        byId.clear();
+    }
+
+    private MemoryImage named(String name) {
+        MemoryImage image = byName.get(name);
+        if (image == null) {
+            throw ImageNames.notFound(name);
+        }
+        return image;
+    }
+
+    private MemoryImage byId(long imageId) {
+        MemoryImage image = byId.get(imageId);
+        if (image == null) {
+            throw new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image id " + imageId + " does not exist");
+        }
+        return image;
+    }
+}

@@ -1,0 +1,80 @@
+package io.heliotrope.storage.server;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.heliotrope.proto.storage.v1.CreateImageRequest;
+import io.heliotrope.proto.storage.v1.DeleteImageRequest;
+import io.heliotrope.proto.storage.v1.DeleteImageResponse;
+import io.heliotrope.proto.storage.v1.GetImageRequest;
+import io.heliotrope.proto.storage.v1.ImageInfo;
+import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
+import io.heliotrope.proto.storage.v1.ListImagesRequest;
+import io.heliotrope.proto.storage.v1.ListImagesResponse;
+import io.heliotrope.proto.storage.v1.ReadBlocksRequest;
+import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
+import io.heliotrope.proto.storage.v1.ResizeImageRequest;
+import io.heliotrope.proto.storage.v1.WriteBlocksRequest;
+import io.heliotrope.proto.storage.v1.WriteBlocksResponse;
+import io.heliotrope.storage.admin.ImageManager;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import static java.util.Objects.requireNonNull;
+
+/** {@code heliotrope.storage.v1.ImageService}: protos in, {@link ImageManager} calls, protos out. */
+public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBase {
+    private final ImageManager manager;
+
+    public ImageGrpcService(ImageManager manager) {
+        this.manager = requireNonNull(manager, "manager is null");
+    }
+
+    @Override
+    public void createImage(CreateImageRequest request, StreamObserver<ImageInfo> observer) {
+        reply(manager.create(request.getName(), request.getSizeBytes()), ImageProtos::toProto, observer);
+    }
+
+    @Override
+    public void listImages(ListImagesRequest request, StreamObserver<ListImagesResponse> observer) {
+        reply(manager.list(), images -> ListImagesResponse.newBuilder()
+                .addAllImages(images.stream().map(ImageProtos::toProto).toList())
+                .build(), observer);
+    }
+
+    @Override
+    public void getImage(GetImageRequest request, StreamObserver<ImageInfo> observer) {
+        reply(manager.get(request.getName()), ImageProtos::toProto, observer);
+    }
+
+    @Override
+    public void deleteImage(DeleteImageRequest request, StreamObserver<DeleteImageResponse> observer) {
+        reply(manager.delete(request.getName()), ignored -> DeleteImageResponse.getDefaultInstance(), observer);
+    }
+
+    @Override
+    public void resizeImage(ResizeImageRequest request, StreamObserver<ImageInfo> observer) {
+        reply(manager.resize(request.getName(), request.getSizeBytes()), ImageProtos::toProto, observer);
+    }
+
+    @Override
+    public StreamObserver<WriteBlocksRequest> writeBlocks(StreamObserver<WriteBlocksResponse> observer) {
+        return new ImageImport(manager, (ServerCallStreamObserver<WriteBlocksResponse>) observer);
+    }
+
+    @Override
+    public void readBlocks(ReadBlocksRequest request, StreamObserver<ReadBlocksResponse> observer) {
+        new ImageExport(manager, request.getName(), (ServerCallStreamObserver<ReadBlocksResponse>) observer).start();
+    }
+
+    private static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toProto, StreamObserver<R> observer) {
+        future.whenComplete((value, failure) -> {
+            if (failure != null) {
+                observer.onError(GrpcErrors.toStatus(failure).asRuntimeException());
+            } else {
+                observer.onNext(toProto.apply(value));
+                observer.onCompleted();
+            }
+        });
+    }
+}

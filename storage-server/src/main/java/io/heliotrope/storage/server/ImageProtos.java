@@ -1,0 +1,21 @@
+package io.heliotrope.storage.server;
+
+import io.heliotrope.proto.storage.v1.ImageInfo;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.admin.ImageManager.ImageStatus;
+
+/** Conversions between the image domain and its protos. */
+final class ImageProtos {
+    private ImageProtos() {}
+
+    static ImageInfo toProto(ImageStatus status) {
+        return ImageInfo.newBuilder()
+                .setName(status.info().name())
+                .setSizeBytes(status.info().sizeBytes())
+                .setBlockSize(BlockStore.BLOCK_SIZE)
+                .setCreatedEpochMillis(status.info().created().toEpochMilli())
+                .setAllocatedBlocks(status.usage().dataBlocks())
+                .setZeroBlocks(status.usage().zeroBlocks())
+                .build();
+    }
+}

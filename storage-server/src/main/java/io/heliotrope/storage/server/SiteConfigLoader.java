@@ -1,0 +1,65 @@
+package io.heliotrope.storage.server;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * Loads a {@link SiteConfig} from YAML (unknown keys are an error), with overrides
+ * from the command line taking precedence over the file.
+ */
+public final class SiteConfigLoader {
+    private static final ObjectMapper MAPPER = YAMLMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
+            .build();
+
+    private SiteConfigLoader() {}
+
+    /**
+     * @param file a YAML file, or null for defaults only
+     * @param overrides field name to value; null values are ignored
+     */
+    public static SiteConfig load(Path file, Map<String, Object> overrides) {
+        try {
+            ObjectNode tree = file == null ? MAPPER.createObjectNode() : asObject(MAPPER.readTree(file.toFile()), file);
+            overrides.forEach((key, value) -> {
+                if (value != null) {
+                    tree.set(key, MAPPER.valueToTree(value instanceof Path path ? path.toString() : value));
+                }
+            });
+            return MAPPER.treeToValue(tree, SiteConfig.class);
+        } catch (IOException | IllegalArgumentException e) {
+            String where = file == null ? "command line" : file.toString();
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid site configuration (" + where + "): " + rootMessage(e), e);
+        }
+    }
+
+    private static ObjectNode asObject(JsonNode node, Path file) {
+        if (node == null || node.isMissingNode() || node.isNull()) {
+            return MAPPER.createObjectNode();
+        }
+        if (!(node instanceof ObjectNode object)) {
+            throw new IllegalArgumentException(file + " must hold a YAML mapping");
+        }
+        return object;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() == null ? root.toString() : root.getMessage();
+        return message.lines().findFirst().orElse(message);
+    }
+}

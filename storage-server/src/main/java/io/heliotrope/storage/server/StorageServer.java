@@ -1,0 +1,125 @@
+package io.heliotrope.storage.server;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Server;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.server.NbdMetrics;
+import io.heliotrope.nbd.server.NbdServer;
+import io.heliotrope.nbd.server.NbdServerConfig;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.admin.ImageManager;
+import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.rocksdb.RocksBlockStore;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A site: block store, NBD server, gRPC admin service and metrics endpoint. The
+ * composition root of the storage server; components close in reverse order.
+ */
+public final class StorageServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StorageServer.class);
+
+    private final Deque<AutoCloseable> components = new ArrayDeque<>();
+    private final SiteConfig config;
+    private final NbdServer nbd;
+    private final Server grpc;
+    private final MetricsHttpServer metrics;
+
+    public StorageServer(SiteConfig config) {
+        this.config = config;
+        try {
+            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            components.push(registry::close);
+            BlockStore store = switch (config.store()) {
+                case ROCKSDB -> new RocksBlockStore(config.dataDir(), config.blockCacheBytes());
+                case MEMORY -> new MemoryBlockStore();
+            };
+            components.push(store);
+            ExecutorService executor = Executors.newFixedThreadPool(config.ioThreads(), new DefaultThreadFactory("store-io", true));
+            components.push(() -> shutdown(executor));
+            StorageMetrics.bind(registry, store);
+
+            ImageExports exports = new ImageExports(store, executor, PooledByteBufAllocator.DEFAULT);
+            nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0), exports, new NbdMetrics(registry));
+            components.push(nbd);
+
+            grpc = Grpc.newServerBuilderForPort(config.grpcPort(), InsecureServerCredentials.create())
+                    .addService(new ImageGrpcService(new ImageManager(store, exports, executor)))
+                    .build()
+                    .start();
+            components.push(() -> shutdown(grpc));
+
+            metrics = new MetricsHttpServer(new InetSocketAddress(config.bind(), config.metricsPort()), registry);
+            components.push(metrics);
+        } catch (IOException | RuntimeException e) {
+            close();
+            throw e instanceof HeliotropeException h ? h
+                    : new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot start site " + config.site() + ": " + describe(e), e);
+        }
+        log.info("site {}: NBD on {}, gRPC on port {}, metrics on port {}, store {}",
+                config.site(), nbd.localAddress(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    public SiteConfig config() {
+        return config;
+    }
+
+    public InetSocketAddress nbdAddress() {
+        return nbd.localAddress();
+    }
+
+    public int grpcPort() {
+        return grpc.getPort();
+    }
+
+    public int metricsPort() {
+        return metrics.port();
+    }
+
+    @Override
+    public void close() {
+        while (!components.isEmpty()) {
+            try {
+                components.pop().close();
+            } catch (Exception e) {
+                log.warn("site {}: error while stopping", config.site(), e);
+            }
+        }
+    }
+
+    private static String describe(Exception e) {
+        Throwable root = e;
+        while (root.getCause() != null) {
+            root = root.getCause();
+        }
+        return root.getMessage() == null ? root.toString() : root.getMessage();
+    }
+
+    private static void shutdown(ExecutorService executor) throws InterruptedException {
+        executor.shutdown();
+        executor.awaitTermination(30, TimeUnit.SECONDS);
+    }
+
+    private static void shutdown(Server server) throws InterruptedException {
+        server.shutdown();
+        if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+            server.shutdownNow();
+        }
+    }
+}
