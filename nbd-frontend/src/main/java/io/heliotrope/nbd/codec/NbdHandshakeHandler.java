@@ -141,6 +141,7 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                         fail(ctx, in, "export name too long");
                     } else {
                         replyError(ctx, REP_ERR_TOO_BIG, "option too long");
+                        ctx.flush();
                     }
                 }
             }
@@ -405,7 +406,9 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
 
     private void replyError(ChannelHandlerContext ctx, int type, String message) {
         log.debug("{}: option {} refused: {}", ctx.channel().remoteAddress(), option, message);
-        reply(ctx, type, Unpooled.copiedBuffer(message, StandardCharsets.UTF_8));
+        ByteBuf payload = ctx.alloc().buffer();
+        payload.writeCharSequence(message, StandardCharsets.UTF_8);
+        reply(ctx, type, payload);
     }
 
     private void fail(ChannelHandlerContext ctx, ByteBuf in, String reason) {

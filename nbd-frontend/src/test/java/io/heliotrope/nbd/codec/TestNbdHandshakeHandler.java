@@ -1,0 +1,215 @@
+package io.heliotrope.nbd.codec;
+
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.NbdConversation;
+import io.heliotrope.nbd.TestingBlockDevice;
+import io.heliotrope.nbd.TestingExportCatalog;
+import io.heliotrope.nbd.TrackingAllocator;
+import io.netty.buffer.ByteBuf;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
+import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_NO_ZEROES;
+import static io.heliotrope.nbd.protocol.NbdConstants.IHAVEOPT;
+import static io.heliotrope.nbd.protocol.NbdConstants.INFO_BLOCK_SIZE;
+import static io.heliotrope.nbd.protocol.NbdConstants.INFO_EXPORT;
+import static io.heliotrope.nbd.protocol.NbdConstants.MAX_OPTION_LENGTH;
+import static io.heliotrope.nbd.protocol.NbdConstants.NBDMAGIC;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPTION_REPLY_MAGIC;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_ABORT;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_EXPORT_NAME;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_GO;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_INFO;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_LIST;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_LIST_META_CONTEXT;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_SET_META_CONTEXT;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_STRUCTURED_REPLY;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ACK;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_INVALID;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_TOO_BIG;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNKNOWN;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNSUP;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_INFO;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_META_CONTEXT;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_SERVER;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_CAN_MULTI_CONN;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_HAS_FLAGS;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_READ_ONLY;
+import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_TRIM;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TestNbdHandshakeHandler {
+    private final TrackingAllocator allocator = new TrackingAllocator();
+    private final TestingBlockDevice disk = new TestingBlockDevice(1 << 20, allocator, true, false);
+    private final TestingBlockDevice readOnly = new TestingBlockDevice(8192, allocator, false, true);
+    private NbdConversation conversation;
+
+    record OptionReply(int option, int type, byte[] data) {
+        String text() {
+            return new String(data, StandardCharsets.UTF_8);
+        }
+    }
+
+    @BeforeEach
+    void connect() {
+        conversation = new NbdConversation(new TestingExportCatalog(Map.<String, BlockDevice>of("disk", disk, "ro", readOnly)), allocator);
+        ByteBuf greeting = conversation.received();
+        assertThat(greeting.readLong()).isEqualTo(NBDMAGIC);
+        assertThat(greeting.readLong()).isEqualTo(IHAVEOPT);
+        assertThat(greeting.readShort()).isEqualTo((short) (FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES));
+        greeting.release();
+        conversation.send(conversation.clientFlags(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES));
+    }
+
+    @AfterEach
+    void close() {
+        conversation.close();
+        allocator.assertAllReleased();
+    }
+
+    private List<OptionReply> replies() {
+        ByteBuf bytes = conversation.received();
+        List<OptionReply> replies = new ArrayList<>();
+        while (bytes.isReadable()) {
+            assertThat(bytes.readLong()).isEqualTo(OPTION_REPLY_MAGIC);
+            int option = bytes.readInt();
+            int type = bytes.readInt();
+            byte[] data = new byte[bytes.readInt()];
+            bytes.readBytes(data);
+            replies.add(new OptionReply(option, type, data));
+        }
+        bytes.release();
+        return replies;
+    }
+
+    private ByteBuf metaContextData(String export, String... queries) {
+        ByteBuf data = allocator.buffer();
+        byte[] name = export.getBytes(StandardCharsets.UTF_8);
+        data.writeInt(name.length).writeBytes(name).writeInt(queries.length);
+        for (String query : queries) {
+            byte[] bytes = query.getBytes(StandardCharsets.UTF_8);
+            data.writeInt(bytes.length).writeBytes(bytes);
+        }
+        return data;
+    }
+
+    @Test
+    void listsExports() {
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        List<OptionReply> replies = replies();
+        assertThat(replies).extracting(OptionReply::type).containsExactly(REP_SERVER, REP_SERVER, REP_ACK);
+        assertThat(replies.get(0).data()).endsWith("disk".getBytes(StandardCharsets.UTF_8));
+        assertThat(replies.get(1).data()).endsWith("ro".getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void infoDescribesAnExportAndLeavesTheHandshakeOpen() {
+        conversation.send(conversation.option(OPT_INFO, conversation.goData("ro")), 3);
+        List<OptionReply> replies = replies();
+        assertThat(replies).extracting(OptionReply::type).containsExactly(REP_INFO, REP_INFO, REP_ACK);
+        ByteBuf export = allocator.buffer().writeBytes(replies.get(0).data());
+        assertThat(export.readShort()).isEqualTo((short) INFO_EXPORT);
+        assertThat(export.readLong()).isEqualTo(8192);
+        int flags = export.readUnsignedShort();
+        assertThat(flags & TRANSMISSION_READ_ONLY).isNotZero();
+        assertThat(flags & TRANSMISSION_SEND_TRIM).isZero();
+        export.release();
+        ByteBuf blockSize = allocator.buffer().writeBytes(replies.get(1).data());
+        assertThat(blockSize.readShort()).isEqualTo((short) INFO_BLOCK_SIZE);
+        assertThat(blockSize.readInt()).isEqualTo(1);
+        assertThat(blockSize.readInt()).isEqualTo(4096);
+        blockSize.release();
+        assertThat(readOnly.closes()).isEqualTo(1);
+
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        assertThat(replies()).extracting(OptionReply::type).endsWith(REP_ACK);
+    }
+
+    @Test
+    void goToAnUnknownExportIsRefusedAndTheClientMayTryAgain() {
+        conversation.send(conversation.option(OPT_GO, conversation.goData("nope")));
+        OptionReply refusal = replies().get(0);
+        assertThat(refusal.type()).isEqualTo(REP_ERR_UNKNOWN);
+        assertThat(refusal.text()).isEqualTo("image 'nope' does not exist");
+
+        conversation.send(conversation.option(OPT_GO, conversation.goData("disk")));
+        assertThat(replies()).extracting(OptionReply::type).endsWith(REP_ACK);
+        assertThat(conversation.channel().pipeline().get("handshake")).isNull();
+    }
+
+    @Test
+    void exportNameAnswersWithSizeAndFlags() {
+        conversation.send(conversation.option(OPT_EXPORT_NAME, allocator.buffer().writeBytes("disk".getBytes(StandardCharsets.UTF_8))));
+        ByteBuf reply = conversation.received();
+        assertThat(reply.readableBytes()).isEqualTo(10);
+        assertThat(reply.readLong()).isEqualTo(1 << 20);
+        assertThat(reply.readUnsignedShort() & (TRANSMISSION_HAS_FLAGS | TRANSMISSION_CAN_MULTI_CONN))
+                .isEqualTo(TRANSMISSION_HAS_FLAGS | TRANSMISSION_CAN_MULTI_CONN);
+        reply.release();
+    }
+
+    @Test
+    void exportNameOfAnUnknownExportClosesTheConnection() {
+        conversation.send(conversation.option(OPT_EXPORT_NAME, allocator.buffer().writeBytes("nope".getBytes(StandardCharsets.UTF_8))));
+        conversation.received().release();
+        assertThat(conversation.channel().isOpen()).isFalse();
+    }
+
+    @Test
+    void refusesMalformedAndUnknownOptions() {
+        conversation.send(conversation.option(OPT_STRUCTURED_REPLY, allocator.buffer().writeInt(1)));
+        conversation.send(conversation.option(OPT_GO, allocator.buffer().writeInt(100).writeShort(0)));
+        conversation.send(conversation.option(OPT_LIST, allocator.buffer().writeByte(1)));
+        conversation.send(conversation.option(4242, conversation.empty()));
+        assertThat(replies()).extracting(OptionReply::type)
+                .containsExactly(REP_ERR_INVALID, REP_ERR_INVALID, REP_ERR_INVALID, REP_ERR_UNSUP);
+    }
+
+    @Test
+    void skipsAnOversizedOptionAndAnswersTooBig() {
+        ByteBuf header = allocator.buffer().writeLong(IHAVEOPT).writeInt(OPT_LIST).writeInt(MAX_OPTION_LENGTH * 4);
+        conversation.send(header);
+        conversation.send(allocator.buffer(MAX_OPTION_LENGTH * 4).writerIndex(MAX_OPTION_LENGTH * 4), 10_000);
+        assertThat(replies()).extracting(OptionReply::type).containsExactly(REP_ERR_TOO_BIG);
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        assertThat(replies()).extracting(OptionReply::type).endsWith(REP_ACK);
+    }
+
+    @Test
+    void metaContextNeedsStructuredRepliesThenSelectsBaseAllocation() {
+        conversation.send(conversation.option(OPT_SET_META_CONTEXT, metaContextData("disk", "base:allocation")));
+        assertThat(replies()).extracting(OptionReply::type).containsExactly(REP_ERR_INVALID);
+
+        conversation.send(conversation.option(OPT_STRUCTURED_REPLY, conversation.empty()));
+        conversation.send(conversation.option(OPT_LIST_META_CONTEXT, metaContextData("disk")));
+        conversation.send(conversation.option(OPT_SET_META_CONTEXT, metaContextData("disk", "qemu:dirty-bitmap:x", "base:allocation")));
+        conversation.send(conversation.option(OPT_SET_META_CONTEXT, metaContextData("nope", "base:allocation")));
+        List<OptionReply> replies = replies();
+        assertThat(replies).extracting(OptionReply::type)
+                .containsExactly(REP_ACK, REP_META_CONTEXT, REP_ACK, REP_META_CONTEXT, REP_ACK, REP_ERR_UNKNOWN);
+        assertThat(replies.get(3).text()).endsWith("base:allocation");
+    }
+
+    @Test
+    void abortIsAcknowledgedAndCloses() {
+        conversation.send(conversation.option(OPT_ABORT, conversation.empty()));
+        assertThat(replies()).extracting(OptionReply::type).containsExactly(REP_ACK);
+        assertThat(conversation.channel().isOpen()).isFalse();
+    }
+
+    @Test
+    void unknownClientFlagsCloseTheConnection() {
+        NbdConversation other = new NbdConversation(new TestingExportCatalog(Map.of()), allocator);
+        other.received().release();
+        other.send(other.clientFlags(0x80));
+        assertThat(other.channel().isOpen()).isFalse();
+        other.close();
+    }
+}
