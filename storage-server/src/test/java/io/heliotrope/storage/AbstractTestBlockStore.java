@@ -1,0 +1,144 @@
+package io.heliotrope.storage;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.BlockRun;
+import io.heliotrope.storage.BlockStore.BlockState;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The contract every {@link BlockStore} keeps. */
+public abstract class AbstractTestBlockStore {
+    protected BlockStore store;
+
+    protected abstract BlockStore createStore() throws Exception;
+
+    @BeforeEach
+    void open() throws Exception {
+        store = createStore();
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    protected static ByteBuffer blocks(int count, int fill, boolean direct) {
+        ByteBuffer buffer = direct ? ByteBuffer.allocateDirect(count * BLOCK_SIZE) : ByteBuffer.allocate(count * BLOCK_SIZE);
+        for (int i = 0; i < count * BLOCK_SIZE; i++) {
+            buffer.put((byte) (fill + i / BLOCK_SIZE));
+        }
+        return buffer.flip();
+    }
+
+    protected byte[] read(long imageId, long first, int count, boolean direct) {
+        ByteBuffer buffer = direct ? ByteBuffer.allocateDirect(count * BLOCK_SIZE) : ByteBuffer.allocate(count * BLOCK_SIZE);
+        store.read(imageId, first, count, buffer);
+        assertThat(buffer.remaining()).isZero();
+        byte[] bytes = new byte[count * BLOCK_SIZE];
+        buffer.flip().get(bytes);
+        return bytes;
+    }
+
+    @Test
+    void createsListsAndRemovesImages() {
+        ImageInfo b = store.createImage("b", 8 * BLOCK_SIZE);
+        ImageInfo a = store.createImage("a", BLOCK_SIZE);
+        assertThat(a.id()).isNotEqualTo(b.id());
+        assertThat(store.listImages()).extracting(ImageInfo::name).containsExactly("a", "b");
+        assertThat(store.image("b").sizeBytes()).isEqualTo(8 * BLOCK_SIZE);
+        store.deleteImage("a");
+        assertThat(store.listImages()).extracting(ImageInfo::name).containsExactly("b");
+        assertThatThrownBy(() -> store.image("a")).hasMessage("image 'a' does not exist");
+    }
+
+    @Test
+    void refusesBadNamesSizesAndDuplicates() {
+        store.createImage("vm-1.disk_0", BLOCK_SIZE);
+        assertThatThrownBy(() -> store.createImage("vm-1.disk_0", BLOCK_SIZE))
+                .isInstanceOf(HeliotropeException.class)
+                .hasMessage("image 'vm-1.disk_0' already exists")
+                .satisfies(e -> assertThat(((HeliotropeException) e).code()).isEqualTo(ErrorCode.IMAGE_EXISTS));
+        assertThatThrownBy(() -> store.createImage("../etc", BLOCK_SIZE)).hasMessageStartingWith("invalid image name '../etc'");
+        assertThatThrownBy(() -> store.createImage("odd", 1000)).hasMessageStartingWith("invalid image size 1000");
+        assertThatThrownBy(() -> store.createImage("zero", 0)).hasMessageStartingWith("invalid image size 0");
+        assertThatThrownBy(() -> store.deleteImage("missing")).hasMessage("image 'missing' does not exist");
+    }
+
+    @Test
+    void unwrittenBlocksReadAsZeros() {
+        ImageInfo image = store.createImage("fresh", 4 * BLOCK_SIZE);
+        assertThat(read(image.id(), 0, 4, false)).containsOnly(0);
+        assertThat(read(image.id(), 2, 1, true)).containsOnly(0);
+        assertThat(store.allocation(image.id(), 0, 4)).containsExactly(new BlockRun(0, 4, BlockState.UNWRITTEN));
+    }
+
+    @Test
+    void writesAndReadsBackFromHeapAndDirectBuffers() {
+        ImageInfo image = store.createImage("data", 16 * BLOCK_SIZE);
+        store.write(image.id(), 1, blocks(3, 10, false), 1, false);
+        store.write(image.id(), 8, blocks(2, 50, true), 2, true);
+        byte[] all = read(image.id(), 0, 16, false);
+        assertThat(Arrays.copyOfRange(all, 0, BLOCK_SIZE)).containsOnly(0);
+        assertThat(Arrays.copyOfRange(all, BLOCK_SIZE, 2 * BLOCK_SIZE)).containsOnly(10);
+        assertThat(Arrays.copyOfRange(all, 3 * BLOCK_SIZE, 4 * BLOCK_SIZE)).containsOnly(12);
+        assertThat(Arrays.copyOfRange(all, 9 * BLOCK_SIZE, 10 * BLOCK_SIZE)).containsOnly(51);
+        assertThat(read(image.id(), 9, 1, true)).containsOnly(51);
+        assertThat(store.allocation(image.id(), 0, 16)).containsExactly(
+                new BlockRun(0, 1, BlockState.UNWRITTEN), new BlockRun(1, 3, BlockState.DATA),
+                new BlockRun(4, 4, BlockState.UNWRITTEN), new BlockRun(8, 2, BlockState.DATA),
+                new BlockRun(10, 6, BlockState.UNWRITTEN));
+        assertThat(store.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(5, 0));
+    }
+
+    @Test
+    void zeroingLeavesMarkersOnlyWhereThereWasData() {
+        ImageInfo image = store.createImage("zeros", 8 * BLOCK_SIZE);
+        store.write(image.id(), 2, blocks(2, 1, false), 1, false);
+        store.zero(image.id(), 0, 8, 2, true);
+        assertThat(read(image.id(), 0, 8, false)).containsOnly(0);
+        assertThat(store.allocation(image.id(), 0, 8)).containsExactly(
+                new BlockRun(0, 2, BlockState.UNWRITTEN), new BlockRun(2, 2, BlockState.ZERO), new BlockRun(4, 4, BlockState.UNWRITTEN));
+        assertThat(store.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(0, 2));
+        store.write(image.id(), 3, blocks(1, 9, true), 3, false);
+        assertThat(read(image.id(), 3, 1, false)).containsOnly(9);
+    }
+
+    @Test
+    void imagesDoNotSeeEachOthersBlocks() {
+        ImageInfo first = store.createImage("first", 2 * BLOCK_SIZE);
+        ImageInfo second = store.createImage("second", 2 * BLOCK_SIZE);
+        store.write(first.id(), 1, blocks(1, 7, false), 1, false);
+        assertThat(read(second.id(), 0, 2, false)).containsOnly(0);
+        store.deleteImage("first");
+        ImageInfo again = store.createImage("first", 2 * BLOCK_SIZE);
+        assertThat(read(again.id(), 0, 2, false)).containsOnly(0);
+    }
+
+    @Test
+    void shrinkingDropsBlocksBeyondTheEnd() {
+        ImageInfo image = store.createImage("shrink", 4 * BLOCK_SIZE);
+        store.write(image.id(), 0, blocks(4, 1, false), 1, false);
+        assertThat(store.resizeImage("shrink", 2 * BLOCK_SIZE).sizeBytes()).isEqualTo(2 * BLOCK_SIZE);
+        store.resizeImage("shrink", 4 * BLOCK_SIZE);
+        assertThat(read(image.id(), 0, 1, false)).containsOnly(1);
+        assertThat(read(image.id(), 2, 2, false)).containsOnly(0);
+        assertThat(store.usage(image.id()).dataBlocks()).isEqualTo(2);
+    }
+
+    @Test
+    void sessionEpochsOnlyGrow() {
+        ImageInfo image = store.createImage("epochs", BLOCK_SIZE);
+        long first = store.beginSession(image.id());
+        long second = store.beginSession(image.id());
+        assertThat(second).isGreaterThan(first).isGreaterThan(0);
+    }
+}

@@ -1,0 +1,145 @@
+package io.heliotrope.storage.image;
+
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.Extent;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.rocksdb.RocksBlockStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TestImageDevice {
+    @TempDir
+    Path directory;
+
+    private BlockStore store;
+    private ExecutorService executor;
+    private ImageExports exports;
+    private BlockDevice device;
+
+    @BeforeEach
+    void open() {
+        store = new RocksBlockStore(directory, 8 << 20);
+        executor = Executors.newFixedThreadPool(4);
+        exports = new ImageExports(store, executor, PooledByteBufAllocator.DEFAULT);
+        store.createImage("disk", 64 * BLOCK_SIZE);
+        device = exports.open("disk").join();
+    }
+
+    @AfterEach
+    void close() {
+        device.close();
+        executor.shutdownNow();
+        store.close();
+    }
+
+    private byte[] read(long offset, int length) {
+        ByteBuf buf = device.read(offset, length).join();
+        try {
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            return bytes;
+        } finally {
+            buf.release();
+        }
+    }
+
+    private void write(long offset, byte[] bytes) {
+        device.write(offset, Unpooled.wrappedBuffer(bytes), false).join();
+    }
+
+    private static byte[] filled(int length, int value) {
+        byte[] bytes = new byte[length];
+        Arrays.fill(bytes, (byte) value);
+        return bytes;
+    }
+
+    @Test
+    void mergesUnalignedWritesIntoWholeBlocks() {
+        write(0, filled(3 * BLOCK_SIZE, 1));
+        write(4097, filled(1000, 2));
+        write(2 * BLOCK_SIZE - 10, filled(20, 3));
+        byte[] all = read(0, 3 * BLOCK_SIZE);
+        assertThat(Arrays.copyOfRange(all, 0, 4097)).containsOnly(1);
+        assertThat(Arrays.copyOfRange(all, 4097, 5097)).containsOnly(2);
+        assertThat(Arrays.copyOfRange(all, 5097, 2 * BLOCK_SIZE - 10)).containsOnly(1);
+        assertThat(Arrays.copyOfRange(all, 2 * BLOCK_SIZE - 10, 2 * BLOCK_SIZE + 10)).containsOnly(3);
+        assertThat(read(4095, 3)).containsExactly(1, 1, 2);
+        assertThat(read(5095, 3)).containsExactly(2, 2, 1);
+    }
+
+    @Test
+    void keepsEveryConcurrentPartialWriteToOneBlock() {
+        for (int round = 0; round < 50; round++) {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int sector = 0; sector < 8; sector++) {
+                writes.add(device.write(BLOCK_SIZE + sector * 512L, Unpooled.wrappedBuffer(filled(512, round * 8 + sector + 1)), false));
+            }
+            CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)).join();
+            byte[] block = read(BLOCK_SIZE, BLOCK_SIZE);
+            for (int sector = 0; sector < 8; sector++) {
+                assertThat(Arrays.copyOfRange(block, sector * 512, (sector + 1) * 512)).as("round %s sector %s", round, sector)
+                        .containsOnly((byte) (round * 8 + sector + 1));
+            }
+        }
+    }
+
+    @Test
+    void writeZeroesClearsPartialEdgesAndTrimOnlyWholeBlocks() {
+        write(0, filled(4 * BLOCK_SIZE, 9));
+        device.writeZeroes(100, 2 * BLOCK_SIZE, false, true).join();
+        assertThat(read(0, 100)).containsOnly(9);
+        assertThat(read(100, 2 * BLOCK_SIZE)).containsOnly(0);
+        assertThat(read(100 + 2 * BLOCK_SIZE, 10)).containsOnly(9);
+
+        device.trim(3 * BLOCK_SIZE - 1, BLOCK_SIZE + 1, false).join();
+        assertThat(read(3 * BLOCK_SIZE - 1, 1)).containsOnly(9);
+        assertThat(read(3 * BLOCK_SIZE, BLOCK_SIZE)).containsOnly(0);
+        assertThat(store.usage(store.image("disk").id())).isEqualTo(new BlockStore.ImageUsage(2, 2));
+    }
+
+    @Test
+    void reportsDataAndHolesAtAnyOffset() {
+        write(2 * BLOCK_SIZE, filled(BLOCK_SIZE, 5));
+        List<Extent> extents = device.blockStatus(10, 4 * BLOCK_SIZE).join();
+        assertThat(extents).containsExactly(
+                Extent.zeroHole(2 * BLOCK_SIZE - 10), Extent.data(BLOCK_SIZE), Extent.zeroHole(BLOCK_SIZE + 10));
+    }
+
+    @Test
+    void refusesToRemoveAnOpenImageUntilItsLastConnectionCloses() {
+        BlockDevice second = exports.open("disk").join();
+        device.close();
+        assertThatThrownBy(() -> exports.whileClosed("disk", () -> null))
+                .hasMessage("image 'disk' is in use by 1 connection(s); disconnect them first");
+        second.close();
+        assertThat(exports.whileClosed("disk", () -> "removed")).isEqualTo("removed");
+    }
+
+    @Test
+    void versionsCarryTheSessionEpochAndOnlyGrow() {
+        OpenImage image = new OpenImage(store.image("disk"), store);
+        long first = image.nextVersion();
+        long second = image.nextVersion();
+        assertThat(second).isGreaterThan(first);
+        assertThat(first >>> 32).isGreaterThan(0);
+        OpenImage later = new OpenImage(store.image("disk"), store);
+        assertThat(later.nextVersion()).isGreaterThan(second);
+    }
+}

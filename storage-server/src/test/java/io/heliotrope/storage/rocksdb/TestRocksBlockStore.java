@@ -1,0 +1,39 @@
+package io.heliotrope.storage.rocksdb;
+
+import io.heliotrope.storage.AbstractTestBlockStore;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.ImageInfo;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TestRocksBlockStore extends AbstractTestBlockStore {
+    @TempDir
+    Path directory;
+
+    @Override
+    protected BlockStore createStore() {
+        return new RocksBlockStore(directory, 8 << 20);
+    }
+
+    @Test
+    void keepsImagesBlocksAndEpochsAcrossReopen() {
+        ImageInfo image = store.createImage("durable", 4 * BLOCK_SIZE);
+        long epoch = store.beginSession(image.id());
+        store.write(image.id(), 1, blocks(2, 3, true), epoch << 32 | 1, false);
+        store.zero(image.id(), 2, 1, epoch << 32 | 2, false);
+        store.close();
+
+        store = createStore();
+        assertThat(store.image("durable")).isEqualTo(image);
+        assertThat(read(image.id(), 1, 1, false)).containsOnly(3);
+        assertThat(read(image.id(), 2, 1, false)).containsOnly(0);
+        assertThat(store.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(1, 1));
+        assertThat(store.beginSession(image.id())).isGreaterThan(epoch);
+        assertThat(store.createImage("next", BLOCK_SIZE).id()).isGreaterThan(image.id());
+    }
+}

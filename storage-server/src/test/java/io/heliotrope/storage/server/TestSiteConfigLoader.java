@@ -1,0 +1,49 @@
+package io.heliotrope.storage.server;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TestSiteConfigLoader {
+    @TempDir
+    Path directory;
+
+    @Test
+    void loadsEveryFieldOfAFullFile() throws URISyntaxException {
+        Path file = Path.of(getClass().getResource("/site-full.yaml").toURI());
+        SiteConfig config = SiteConfigLoader.load(file, Map.of());
+        assertThat(config).isEqualTo(new SiteConfig("us-east", Path.of("/var/lib/heliotrope"), SiteConfig.StoreKind.MEMORY,
+                "0.0.0.0", 10810, 7411, 9411, 8, 1L << 30));
+    }
+
+    @Test
+    void fillsDefaultsAndLetsFlagsWin() throws IOException {
+        Path file = Files.writeString(directory.resolve("site.yaml"), "dataDir: /data\nnbdPort: 1\n");
+        Map<String, Object> flags = new HashMap<>();
+        flags.put("nbdPort", 2);
+        flags.put("site", null);
+        SiteConfig config = SiteConfigLoader.load(file, flags);
+        assertThat(config).isEqualTo(new SiteConfig("local", Path.of("/data"), SiteConfig.StoreKind.ROCKSDB,
+                "127.0.0.1", 2, 7410, 9410, 4, 256L << 20));
+    }
+
+    @Test
+    void rejectsUnknownKeysAndMissingDataDir() throws IOException {
+        Path typo = Files.writeString(directory.resolve("typo.yaml"), "dataDir: /data\nnbdprot: 1\n");
+        assertThatThrownBy(() -> SiteConfigLoader.load(typo, Map.of()))
+                .hasMessageStartingWith("invalid site configuration (" + typo + "): Unrecognized field \"nbdprot\"");
+        assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of()))
+                .hasMessage("invalid site configuration (command line): dataDir is required for the rocksdb store");
+        assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "nbdPort", 70000)))
+                .hasMessage("invalid site configuration (command line): port out of range: 70000");
+    }
+}
