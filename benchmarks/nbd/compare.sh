@@ -19,8 +19,8 @@ START_TIMEOUT=${START_TIMEOUT:-120}
 QEMU_CACHE=${QEMU_CACHE:-writeback}   # cache=none needs O_DIRECT, which tmpfs lacks
 NBD_SERVER_CACHE=${NBD_SERVER_CACHE:-$HOME/.cache/heliotrope-bench/nbd-server}
 # Single quotes on purpose: $PORT/$WORK/$SIZE are expanded when the command is launched.
-HELIO_ROCKSDB_CMD=${HELIO_ROCKSDB_CMD:-'bin/helio bench-serve --store rocksdb --data-dir $WORK/helio-rocks --nbd-port $PORT --size $SIZE --export bench'}
-HELIO_MEMORY_CMD=${HELIO_MEMORY_CMD:-'bin/helio bench-serve --store memory --data-dir $WORK/helio-memory --nbd-port $PORT --size $SIZE --export bench'}
+HELIO_ROCKSDB_CMD=${HELIO_ROCKSDB_CMD:-'exec bin/helio serve --store rocksdb --data-dir $WORK/helio-rocks --nbd-port $PORT --grpc-port 0 --metrics-port 0 --create-image $EXPORT=$SIZE'}
+HELIO_MEMORY_CMD=${HELIO_MEMORY_CMD:-'exec bin/helio serve --store memory --nbd-port $PORT --grpc-port 0 --metrics-port 0 --create-image $EXPORT=$SIZE'}
 EXPORT=bench
 
 usage() {

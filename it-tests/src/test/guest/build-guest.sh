@@ -61,23 +61,7 @@ fi
 
 # ---------------------------------------------------------------- dependencies
 apt_install() {
-    # Use a private archive directory: Debian container images ship
-    # /etc/apt/apt.conf.d/docker-clean, whose DPkg::Post-Invoke deletes
-    # /var/cache/apt/archives/*.deb after *each* dpkg run. When apt splits an
-    # install into several dpkg runs (it does when linux-image-amd64 drags in a
-    # udev/systemd upgrade) the later runs then fail with "cannot access
-    # archive" and leave systemd half-configured.
-    local cache
-    cache=$(mktemp -d /var/tmp/build-guest-apt.XXXXXX)
-    mkdir -p "$cache/partial"
-    local opts=(-o "Dir::Cache::Archives=$cache" -y --no-install-recommends)
-    export DEBIAN_FRONTEND=noninteractive
-    if ! apt-get "${opts[@]}" install "$@"; then
-        log "apt-get install failed; running apt-get update and retrying"
-        apt-get update
-        apt-get "${opts[@]}" install "$@"
-    fi
-    rm -rf "$cache"
+    "$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)/bin/install-packages" "$@"
 }
 
 need=()

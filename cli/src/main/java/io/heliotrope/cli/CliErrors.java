@@ -3,6 +3,8 @@ package io.heliotrope.cli;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 
+import picocli.CommandLine;
+
 import java.io.PrintWriter;
 
 /** The one place that turns a failure into the CLI's one-line message and exit code. */
@@ -11,6 +13,15 @@ final class CliErrors {
     static final int INTERNAL_ERROR = 2;
 
     private CliErrors() {}
+
+    /** A mistake on the command line: one line naming it and where help is, whichever subcommand it was in. */
+    static int usage(CommandLine.ParameterException mistake) {
+        CommandLine command = mistake.getCommandLine();
+        PrintWriter err = command.getErr();
+        err.println("helio: " + mistake.getMessage() + " (see '" + command.getCommandSpec().qualifiedName() + " --help')");
+        err.flush();
+        return USER_ERROR;
+    }
 
     static int report(Throwable failure, PrintWriter err) {
         Throwable cause = HeliotropeException.unwrap(failure);

@@ -18,7 +18,9 @@ public final class Helio {
 
     static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new Helio());
+        commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setExecutionExceptionHandler((failure, cmd, parseResult) -> CliErrors.report(failure, cmd.getErr()));
+        commandLine.setParameterExceptionHandler((mistake, args) -> CliErrors.usage(mistake));
         return commandLine;
     }
 

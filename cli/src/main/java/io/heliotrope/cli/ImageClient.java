@@ -34,6 +34,21 @@ final class ImageClient implements AutoCloseable {
         this.channel = Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
     }
 
+    /** Creates each image that does not exist yet; existing ones are left as they are. */
+    static void ensureImages(String target, List<ImageSpec> images) throws InterruptedException {
+        try (ImageClient client = new ImageClient(target)) {
+            for (ImageSpec image : images) {
+                try {
+                    client.create(image.name(), image.sizeBytes());
+                } catch (HeliotropeException e) {
+                    if (e.code() != ErrorCode.IMAGE_EXISTS) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
     ImageInfo create(String name, long sizeBytes) {
         return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
     }

@@ -4,6 +4,9 @@ import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.util.List;
 
 import java.util.concurrent.Callable;
 
@@ -15,10 +18,20 @@ final class ServeCommand implements Callable<Integer> {
     @Mixin
     SiteOptions site;
 
+    @Option(names = "--create-image", paramLabel = "NAME=SIZE", converter = ImageSpec.Converter.class,
+            description = "Create this image at start unless it exists (repeatable), e.g. vm1=10G.")
+    List<ImageSpec> createImages = List.of();
+
     @Override
     public Integer call() throws Exception {
         SiteConfig config = site.load(null);
         StorageServer server = new StorageServer(config);
+        try {
+            ImageClient.ensureImages("127.0.0.1:" + server.grpcPort(), createImages);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
         System.out.printf("site %s serving nbd://%s:%d/ (gRPC %d, metrics http://%s:%d/metrics)%n",
                 config.site(), config.bind(), server.nbdAddress().getPort(), server.grpcPort(), config.bind(), server.metricsPort());
         System.out.flush();

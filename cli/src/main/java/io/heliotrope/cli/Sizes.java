@@ -1,8 +1,7 @@
 package io.heliotrope.cli;
 
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
 import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -20,7 +19,7 @@ final class Sizes implements ITypeConverter<Long> {
     static long parse(String value) {
         Matcher matcher = SIZE.matcher(value.trim().toUpperCase(Locale.ROOT));
         if (!matcher.matches()) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid size '" + value + "': use a number with an optional K, M, G, T or P suffix");
+            throw new TypeConversionException("invalid size '" + value + "': use a number with an optional K, M, G, T or P suffix");
         }
         int shift = 10 * "KMGTP".indexOf(matcher.group(2)) + (matcher.group(2).isEmpty() ? 0 : 10);
         try {
@@ -30,7 +29,7 @@ final class Sizes implements ITypeConverter<Long> {
             }
             return number << shift;
         } catch (NumberFormatException e) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "size '" + value + "' is too large");
+            throw new TypeConversionException("size '" + value + "' is too large");
         }
     }
 

@@ -1,7 +1,5 @@
 package io.heliotrope.cli;
 
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
 import picocli.CommandLine.Command;
@@ -9,6 +7,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "up",
@@ -29,14 +28,8 @@ final class UpCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         SiteConfig config = site.load(defaultDataDir());
         StorageServer server = new StorageServer(config);
-        try (ImageClient client = new ImageClient("127.0.0.1:" + server.grpcPort())) {
-            try {
-                client.create(DEMO, demoSize);
-            } catch (HeliotropeException e) {
-                if (e.code() != ErrorCode.IMAGE_EXISTS) {
-                    throw e;
-                }
-            }
+        try {
+            ImageClient.ensureImages("127.0.0.1:" + server.grpcPort(), List.of(new ImageSpec(DEMO, demoSize)));
         } catch (RuntimeException e) {
             server.close();
             throw e;

@@ -38,7 +38,7 @@ final class ChildProcess implements AutoCloseable {
         try {
             return new ChildProcess(name, builder.start());
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot start " + name + ": " + command, e);
+            throw new UncheckedIOException("cannot start " + name + ": " + Tools.display(command), e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.heliotrope.nbd.server;
 
 import io.heliotrope.nbd.protocol.NbdCommand;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
@@ -41,7 +42,9 @@ public final class NbdMetrics {
             latency.put(command, Timer.builder("heliotrope.nbd.latency").tag("op", command.tag()).register(registry));
         }
         unknownCommands = Counter.builder("heliotrope.nbd.requests").tag("op", "unknown").tag("outcome", "invalid").register(registry);
-        registry.gauge("heliotrope.nbd.connections", connections);
+        Gauge.builder("heliotrope.nbd.connections", connections, AtomicInteger::get)
+                .description("NBD connections in transmission, each holding an image open")
+                .register(registry);
     }
 
     public void record(NbdCommand command, Outcome outcome, long length, long startNanos) {

@@ -20,7 +20,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
@@ -59,7 +58,6 @@ public final class NbdServer implements AutoCloseable {
                     protected void initChannel(SocketChannel channel) {
                         channels.add(channel);
                         channel.pipeline()
-                                .addLast("flush", new FlushConsolidationHandler(64, true))
                                 .addLast("replies", NbdReplyEncoder.INSTANCE)
                                 .addLast("handshake", new NbdHandshakeHandler(catalog, session -> new NbdTransmissionHandler(session, metrics)));
                     }

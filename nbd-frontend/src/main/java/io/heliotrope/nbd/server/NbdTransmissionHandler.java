@@ -20,7 +20,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION_ID;
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_FUA;
@@ -30,7 +33,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Serves the requests of one connection: validates each once, calls the device, and
- * writes each reply when its future completes, so replies leave out of order. Reading
+ * writes each reply when its future completes, so replies leave out of order. Replies
+ * are flushed once per read burst, or once per batch of completions from other threads. Reading
  * pauses while too many requests or bytes are in flight or the client does not read
  * its replies. On DISC or a closed connection, outstanding requests finish before the
  * device is closed.
@@ -46,7 +50,11 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
     private final BlockDevice device;
     private final NbdMetrics metrics;
 
+    private final Queue<Completion> completed = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+
     private ChannelHandlerContext ctx;
+    private boolean reading;
     private int inFlight;
     private long inFlightBytes;
     private boolean disconnecting;
@@ -70,6 +78,7 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             throw new IllegalStateException("unexpected message " + msg.getClass().getName());
         }
+        reading = true;
         long start = System.nanoTime();
         Optional<NbdCommand> maybeCommand = request.command();
         if (maybeCommand.isEmpty()) {
@@ -105,12 +114,34 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
         inFlightBytes += bytes;
         updateAutoRead();
         future.whenComplete((reply, failure) -> {
-            if (ctx.executor().inEventLoop()) {
-                complete(command, request, bytes, start, reply, failure);
+            Completion completion = new Completion(command, request, bytes, start, reply, failure);
+            if (reading && ctx.executor().inEventLoop()) {
+                complete(completion);
             } else {
-                ctx.executor().execute(() -> complete(command, request, bytes, start, reply, failure));
+                completed.add(completion);
+                if (drainScheduled.compareAndSet(false, true)) {
+                    ctx.executor().execute(this::drainCompleted);
+                }
             }
         });
+    }
+
+    /** Writes the replies of requests completed on other threads, then flushes once. */
+    private void drainCompleted() {
+        drainScheduled.set(false);
+        for (Completion completion; (completion = completed.poll()) != null; ) {
+            complete(completion);
+        }
+        ctx.flush();
+        closeWhenIdle();
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        reading = false;
+        ctx.flush();
+        closeWhenIdle();
+        ctx.fireChannelReadComplete();
     }
 
     private CompletableFuture<NbdReply> execute(NbdCommand command, NbdRequest request) {
@@ -177,21 +208,24 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
         return onlyOne ? List.of(clipped.get(0)) : clipped;
     }
 
-    private void complete(NbdCommand command, NbdRequest request, long bytes, long start, NbdReply reply, Throwable failure) {
+    private record Completion(NbdCommand command, NbdRequest request, long bytes, long start, NbdReply reply, Throwable failure) {}
+
+    private void complete(Completion completion) {
+        NbdRequest request = completion.request();
         inFlight--;
-        inFlightBytes -= bytes;
+        inFlightBytes -= completion.bytes();
         request.release();
-        if (failure != null) {
-            NbdError error = NbdErrors.toNbdError(failure);
-            log.debug("{}: {} failed with {}", session.exportName(), request, error, failure);
-            metrics.record(command, NbdMetrics.Outcome.ERROR, 0, start);
-            reply = errorReply(command, request.handle(), error, String.valueOf(failure.getMessage()));
+        NbdReply reply = completion.reply();
+        if (completion.failure() != null) {
+            NbdError error = NbdErrors.toNbdError(completion.failure());
+            log.debug("{}: {} failed with {}", session.exportName(), request, error, completion.failure());
+            metrics.record(completion.command(), NbdMetrics.Outcome.ERROR, 0, completion.start());
+            reply = errorReply(completion.command(), request.handle(), error, String.valueOf(completion.failure().getMessage()));
         } else {
-            metrics.record(command, NbdMetrics.Outcome.OK, request.length(), start);
+            metrics.record(completion.command(), NbdMetrics.Outcome.OK, request.length(), completion.start());
         }
         reply(reply);
         updateAutoRead();
-        closeWhenIdle();
     }
 
     private NbdReply errorReply(NbdCommand command, long handle, NbdError error, String message) {
@@ -201,9 +235,10 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
                 : new NbdReply.Simple(handle, error);
     }
 
+    /** Writes a reply; it leaves at the next flush (end of the read burst, or of a completion drain). */
     private void reply(NbdReply reply) {
         if (ctx.channel().isActive()) {
-            ctx.writeAndFlush(reply, ctx.voidPromise());
+            ctx.write(reply, ctx.voidPromise());
         } else {
             ReferenceCountUtil.release(reply);
         }
@@ -222,6 +257,7 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (disconnecting && ctx.channel().isActive()) {
+            ctx.flush();
             ctx.close();
         }
         if (!ctx.channel().isActive()) {
@@ -232,8 +268,9 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
     private void closeDevice() {
         if (!deviceClosed) {
             deviceClosed = true;
-            metrics.connectionClosed();
+            // Release the image first: once the gauge drops, the image is free to remove.
             device.close();
+            metrics.connectionClosed();
         }
     }
 
@@ -258,6 +295,8 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
         } else {
             log.warn("{}: closing connection from {}", session.exportName(), ctx.channel().remoteAddress(), cause);
         }
+        // Replies already written for earlier requests still leave.
+        ctx.flush();
         ctx.close();
     }
 }

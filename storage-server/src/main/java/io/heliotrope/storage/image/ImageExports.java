@@ -32,6 +32,10 @@ public final class ImageExports implements ExportCatalog {
     private final ByteBufAllocator allocator;
     private final Map<String, OpenImage> open = new HashMap<>();
 
+    /**
+     * @param executor where store calls run; each connection's calls run in order, one
+     * at a time, on it. A store that never blocks may pass a direct executor.
+     */
     public ImageExports(BlockStore store, Executor executor, ByteBufAllocator allocator) {
         this.store = requireNonNull(store, "store is null");
         this.executor = requireNonNull(executor, "executor is null");
@@ -61,7 +65,7 @@ public final class ImageExports implements ExportCatalog {
             log.info("{}: opened", name);
         }
         image.attach();
-        return new ImageDevice(image, store, executor, allocator, this::release);
+        return new ImageDevice(image, store, new SerialExecutor(executor), allocator, this::release);
     }
 
     private synchronized void release(OpenImage image) {

@@ -5,6 +5,8 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.ImageNames;
+import io.heliotrope.storage.segment.SegmentLog;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -20,6 +22,8 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -28,21 +32,28 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import static io.heliotrope.storage.ImageNames.checkName;
 import static io.heliotrope.storage.ImageNames.checkSize;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A {@link BlockStore} in RocksDB. Column families:
+ * A {@link BlockStore} with its index in RocksDB and block data in append-only segment
+ * files (a log-structured block store). Column families:
  * <ul>
  *   <li>{@code images}: name to {@code id | size | created | epoch};</li>
- *   <li>{@code blocks}: {@code imageId(8) | block(8)} big-endian to {@code version(8) | state(1)}, the local metadata;</li>
- *   <li>{@code data}: the same key to the block's 4096 bytes, kept in blob files (key-value separation), present only for data blocks;</li>
+ *   <li>{@code blocks}: {@code imageId(8) | block(8)} big-endian to {@code version(8) | state(1)},
+ *   followed for data blocks by {@code segment(4) | offset(8) | crc32c(4)}: the local metadata;</li>
  *   <li>default: counters.</li>
  * </ul>
- * A write puts both keys in one {@link WriteBatch}, so version and data change together.
- * Writes go through the WAL; {@link #sync()} and FUA writes sync it.
+ * A write appends its data to the segment log first, then commits the index entries in
+ * one {@link WriteBatch}: an index entry never points at data not yet written, and a
+ * read checks the data against the entry's checksum. {@link #sync()} syncs the segments,
+ * then the WAL. A {@link SegmentCleaner} moves live blocks out of mostly-dead segments.
  */
 public final class RocksBlockStore implements BlockStore {
     static {
@@ -54,24 +65,36 @@ public final class RocksBlockStore implements BlockStore {
     private static final byte STATE_ZERO = 2;
     private static final int KEY = 16;
     private static final int META = 9;
+    private static final int DATA_META = META + 16;
+    private static final int MOVE_BATCH = 256;
+    private static final Logger log = LoggerFactory.getLogger(RocksBlockStore.class);
     private static final long MAX_BATCH_BLOCKS = 16_384;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
-    /** RocksDB copies keys into its own memory, so one direct key buffer per thread serves every call. */
-    private static final ThreadLocal<ByteBuffer> DIRECT_KEY = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(KEY));
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final RocksDB db;
     private final ColumnFamilyHandle images;
     private final ColumnFamilyHandle blocks;
-    private final ColumnFamilyHandle data;
+    private final SegmentLog segments;
+    /** Shared by reads and writes; the cleaner takes it exclusively to move data. */
+    private final ReentrantReadWriteLock cleaning = new ReentrantReadWriteLock();
     private final ColumnFamilyHandle counters;
     private final WriteOptions asyncWrite;
     private final WriteOptions syncWrite;
     private final ReadOptions read;
     private final Object catalogLock = new Object();
+    private final long segmentBytes;
+    private final ScheduledExecutorService cleaner;
+
+    public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
 
     public RocksBlockStore(Path directory, long blockCacheBytes) {
+        this(directory, blockCacheBytes, DEFAULT_SEGMENT_BYTES);
+    }
+
+    public RocksBlockStore(Path directory, long blockCacheBytes, long segmentBytes) {
         requireNonNull(directory, "directory is null");
+        this.segmentBytes = segmentBytes;
         try {
             Files.createDirectories(directory);
             LRUCache cache = track(new LRUCache(blockCacheBytes));
@@ -81,34 +104,28 @@ public final class RocksBlockStore implements BlockStore {
                     .setCreateMissingColumnFamilies(true)
                     .setMaxBackgroundJobs(2)
                     .setBytesPerSync(1 << 20)
-                    .setEnablePipelinedWrite(true));
+                    .setAllowMmapReads(true)
+                    .setManualWalFlush(true));
             ColumnFamilyOptions small = track(new ColumnFamilyOptions()
                     .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom))
-                    .setCompressionType(CompressionType.LZ4_COMPRESSION));
-            ColumnFamilyOptions blobs = track(new ColumnFamilyOptions()
-                    .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom))
-                    .setCompressionType(CompressionType.NO_COMPRESSION)
-                    .setWriteBufferSize(64L << 20)
-                    .setEnableBlobFiles(true)
-                    .setMinBlobSize(BLOCK_SIZE)
-                    .setBlobFileSize(256L << 20)
-                    .setBlobCompressionType(CompressionType.NO_COMPRESSION)
-                    .setEnableBlobGarbageCollection(true));
+                    .setCompressionType(CompressionType.LZ4_COMPRESSION)
+                    .setWriteBufferSize(64L << 20));
             List<ColumnFamilyDescriptor> descriptors = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, small),
                     new ColumnFamilyDescriptor(bytes("images"), small),
-                    new ColumnFamilyDescriptor(bytes("blocks"), small),
-                    new ColumnFamilyDescriptor(bytes("data"), blobs));
+                    new ColumnFamilyDescriptor(bytes("blocks"), small));
             List<ColumnFamilyHandle> handles = new ArrayList<>();
-            db = RocksDB.open(options, directory.toString(), descriptors, handles);
+            db = RocksDB.open(options, directory.resolve("index").toString(), descriptors, handles);
             handles.forEach(this::track);
             counters = handles.get(0);
             images = handles.get(1);
             blocks = handles.get(2);
-            data = handles.get(3);
+            segments = track(new SegmentLog(directory.resolve("segments"), segmentBytes));
             asyncWrite = track(new WriteOptions());
             syncWrite = track(new WriteOptions().setSync(true));
             read = track(new ReadOptions());
+            cleaner = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("segment-cleaner", true));
+            cleaner.scheduleWithFixedDelay(this::cleanWhileWorthIt, 1, 1, TimeUnit.SECONDS);
         } catch (RocksDBException | java.io.IOException e) {
             closeResources();
             throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot open block store in " + directory + ": " + e.getMessage(), e);
@@ -163,7 +180,6 @@ public final class RocksBlockStore implements BlockStore {
             try (WriteBatch batch = new WriteBatch()) {
                 batch.delete(images, bytes(name));
                 batch.deleteRange(blocks, key(id, 0), key(id + 1, 0));
-                batch.deleteRange(data, key(id, 0), key(id + 1, 0));
                 db.write(syncWrite, batch);
             } catch (RocksDBException e) {
                 throw failure("delete image " + name, e);
@@ -184,7 +200,6 @@ public final class RocksBlockStore implements BlockStore {
             try (WriteBatch batch = new WriteBatch()) {
                 if (sizeBytes < old.sizeBytes()) {
                     batch.deleteRange(blocks, key(old.id(), resized.blockCount()), key(old.id() + 1, 0));
-                    batch.deleteRange(data, key(old.id(), resized.blockCount()), key(old.id() + 1, 0));
                 }
                 batch.put(images, bytes(name), new ImageRecord(resized, record.epoch()).encode());
                 db.write(syncWrite, batch);
@@ -233,65 +248,78 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void read(long imageId, long firstBlock, int count, ByteBuffer destination) {
+        cleaning.readLock().lock();
         try {
-            if (count == 1 && destination.isDirect()) {
-                ByteBuffer key = directKey(imageId, firstBlock);
-                ByteBuffer target = destination.slice().limit(BLOCK_SIZE);
-                if (db.get(data, read, key, target) == RocksDB.NOT_FOUND) {
-                    fillZeros(destination, BLOCK_SIZE);
-                } else {
-                    destination.position(destination.position() + BLOCK_SIZE);
-                }
+            if (count == 1) {
+                byte[] value = db.get(blocks, read, key(imageId, firstBlock));
+                readBlock(value, destination);
                 return;
             }
-            readRange(imageId, firstBlock, count, destination);
+            try (Slice upper = new Slice(key(imageId, firstBlock + count));
+                    ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
+                    RocksIterator iterator = db.newIterator(blocks, options)) {
+                long next = firstBlock;
+                for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
+                    long block = ByteBuffer.wrap(iterator.key()).getLong(8);
+                    fillZeros(destination, (int) (block - next) * BLOCK_SIZE);
+                    readBlock(iterator.value(), destination);
+                    next = block + 1;
+                }
+                fillZeros(destination, (int) (firstBlock + count - next) * BLOCK_SIZE);
+            }
         } catch (RocksDBException e) {
             throw failure("read image " + imageId, e);
+        } finally {
+            cleaning.readLock().unlock();
         }
     }
 
-    private void readRange(long imageId, long firstBlock, int count, ByteBuffer destination) {
-        try (Slice upper = new Slice(key(imageId, firstBlock + count));
-                ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
-                RocksIterator iterator = db.newIterator(data, options)) {
-            long next = firstBlock;
-            for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
-                long block = ByteBuffer.wrap(iterator.key()).getLong(8);
-                fillZeros(destination, (int) (block - next) * BLOCK_SIZE);
-                destination.put(iterator.value());
-                next = block + 1;
-            }
-            fillZeros(destination, (int) (firstBlock + count - next) * BLOCK_SIZE);
+    private void readBlock(byte[] value, ByteBuffer destination) {
+        SegmentLog.Location location = value == null ? null : location(value);
+        if (location == null) {
+            fillZeros(destination, BLOCK_SIZE);
+        } else {
+            segments.read(location, destination);
         }
+    }
+
+    /** Where a block's data is, or null for an unwritten or zeroed block. */
+    static SegmentLog.Location location(byte[] value) {
+        if (value[8] != STATE_DATA) {
+            return null;
+        }
+        ByteBuffer buffer = ByteBuffer.wrap(value, META, DATA_META - META);
+        return new SegmentLog.Location(buffer.getInt(), buffer.getLong(), buffer.getInt());
     }
 
     @Override
     public void write(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
-        int count = source.remaining() / BLOCK_SIZE;
-        byte[] meta = meta(version, STATE_DATA);
+        cleaning.readLock().lock();
         try (WriteBatch batch = new WriteBatch()) {
-            for (int i = 0; i < count; i++) {
-                byte[] key = key(imageId, firstBlock + i);
-                batch.put(blocks, key, meta);
-                ByteBuffer block = source.slice().limit(BLOCK_SIZE);
-                if (block.isDirect()) {
-                    batch.put(data, directKey(imageId, firstBlock + i), block);
-                } else {
-                    byte[] copy = new byte[BLOCK_SIZE];
-                    block.get(copy);
-                    batch.put(data, key, copy);
-                }
-                source.position(source.position() + BLOCK_SIZE);
+            List<SegmentLog.Location> locations = segments.append(imageId, firstBlock, version, source);
+            for (int i = 0; i < locations.size(); i++) {
+                batch.put(blocks, key(imageId, firstBlock + i), dataMeta(version, locations.get(i)));
+            }
+            if (sync) {
+                segments.sync();
             }
             db.write(sync ? syncWrite : asyncWrite, batch);
         } catch (RocksDBException e) {
             throw failure("write image " + imageId, e);
+        } finally {
+            cleaning.readLock().unlock();
         }
+    }
+
+    static byte[] dataMeta(long version, SegmentLog.Location location) {
+        return ByteBuffer.allocate(DATA_META).putLong(version).put(STATE_DATA)
+                .putInt(location.segment()).putLong(location.offset()).putInt(location.crc()).array();
     }
 
     @Override
     public void zero(long imageId, long firstBlock, long count, long version, boolean sync) {
         byte[] meta = meta(version, STATE_ZERO);
+        cleaning.readLock().lock();
         try (Slice upper = new Slice(key(imageId, firstBlock + count));
                 ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
                 RocksIterator iterator = db.newIterator(blocks, options)) {
@@ -300,9 +328,7 @@ public final class RocksBlockStore implements BlockStore {
                 try (WriteBatch batch = new WriteBatch()) {
                     for (long n = 0; n < MAX_BATCH_BLOCKS && iterator.isValid(); iterator.next(), n++) {
                         if (iterator.value()[8] == STATE_DATA) {
-                            byte[] key = iterator.key();
-                            batch.put(blocks, key, meta);
-                            batch.delete(data, key);
+                            batch.put(blocks, iterator.key(), meta);
                         }
                     }
                     db.write(asyncWrite, batch);
@@ -313,6 +339,8 @@ public final class RocksBlockStore implements BlockStore {
             }
         } catch (RocksDBException e) {
             throw failure("zero image " + imageId, e);
+        } finally {
+            cleaning.readLock().unlock();
         }
     }
 
@@ -351,6 +379,7 @@ public final class RocksBlockStore implements BlockStore {
     @Override
     public void sync() {
         try {
+            segments.sync();
             db.flushWal(true);
         } catch (RocksDBException e) {
             throw failure("sync", e);
@@ -360,7 +389,7 @@ public final class RocksBlockStore implements BlockStore {
     /** A RocksDB property summed over the column families, for metrics. */
     public long longProperty(String property) {
         long total = 0;
-        for (ColumnFamilyHandle handle : List.of(counters, images, blocks, data)) {
+        for (ColumnFamilyHandle handle : List.of(counters, images, blocks)) {
             try {
                 total += db.getLongProperty(handle, property);
             } catch (RocksDBException e) {
@@ -370,12 +399,81 @@ public final class RocksBlockStore implements BlockStore {
         return total;
     }
 
+    private void cleanWhileWorthIt() {
+        try {
+            while (worthCleaning() && cleanOldestSegment()) {
+                log.debug("cleaned a segment; {} bytes in segments now", segments.totalBytes());
+            }
+        } catch (RuntimeException e) {
+            log.error("segment cleaning failed; will try again", e);
+        }
+    }
+
+    /** True when the segments hold over twice the live data, plus two segments of slack. */
+    private boolean worthCleaning() {
+        long live;
+        try {
+            live = db.getLongProperty(blocks, "rocksdb.estimate-num-keys") * SegmentLog.RECORD;
+        } catch (RocksDBException e) {
+            throw failure("estimate live blocks", e);
+        }
+        return segments.totalBytes() > 2 * live + 2 * segmentBytes;
+    }
+
+    /**
+     * Moves the live blocks of the oldest sealed segment to the active one, makes the
+     * move durable, then deletes the old segment. Returns false when no segment is sealed.
+     */
+    boolean cleanOldestSegment() {
+        List<Integer> sealed = segments.sealedSegments();
+        if (sealed.isEmpty()) {
+            return false;
+        }
+        int segment = sealed.get(0);
+        List<SegmentLog.Record> records = segments.records(segment);
+        ByteBuffer data = ByteBuffer.allocateDirect(BLOCK_SIZE);
+        for (int from = 0; from < records.size(); from += MOVE_BATCH) {
+            cleaning.writeLock().lock();
+            try (WriteBatch batch = new WriteBatch()) {
+                for (SegmentLog.Record record : records.subList(from, Math.min(records.size(), from + MOVE_BATCH))) {
+                    byte[] key = key(record.imageId(), record.block());
+                    byte[] value = db.get(blocks, key);
+                    if (value != null && record.location().equals(location(value))) {
+                        long version = ByteBuffer.wrap(value).getLong();
+                        segments.read(record.location(), data.clear());
+                        SegmentLog.Location moved = segments.append(record.imageId(), record.block(), version, data.flip()).get(0);
+                        batch.put(blocks, key, dataMeta(version, moved));
+                    }
+                }
+                db.write(asyncWrite, batch);
+            } catch (RocksDBException e) {
+                throw failure("move blocks out of segment " + segment, e);
+            } finally {
+                cleaning.writeLock().unlock();
+            }
+        }
+        cleaning.writeLock().lock();
+        try {
+            sync();
+            segments.delete(segment);
+        } finally {
+            cleaning.writeLock().unlock();
+        }
+        return true;
+    }
+
     @Override
     public void close() {
+        cleaner.shutdownNow();
         try {
-            db.syncWal();
-        } catch (RocksDBException e) {
-            throw failure("sync on close", e);
+            if (!cleaner.awaitTermination(30, TimeUnit.SECONDS)) {
+                log.warn("segment cleaner did not stop within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            sync();
         } finally {
             db.close();
             closeResources();
@@ -432,9 +530,6 @@ public final class RocksBlockStore implements BlockStore {
         }
     }
 
-    private static ByteBuffer directKey(long imageId, long block) {
-        return DIRECT_KEY.get().clear().putLong(imageId).putLong(block).flip();
-    }
 
     private static HeliotropeException failure(String action, RocksDBException e) {
         return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "RocksDB failed to " + action + ": " + e.getMessage(), e);

@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +56,9 @@ public final class StorageServer implements AutoCloseable {
             components.push(() -> shutdown(executor));
             StorageMetrics.bind(registry, store);
 
-            ImageExports exports = new ImageExports(store, executor, PooledByteBufAllocator.DEFAULT);
+            // The memory store never blocks: its calls run on the caller, event loops included.
+            Executor deviceExecutor = config.store() == SiteConfig.StoreKind.MEMORY ? Runnable::run : executor;
+            ImageExports exports = new ImageExports(store, deviceExecutor, PooledByteBufAllocator.DEFAULT);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0), exports, new NbdMetrics(registry));
             components.push(nbd);
 

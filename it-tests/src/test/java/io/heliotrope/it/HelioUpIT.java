@@ -1,0 +1,41 @@
+package io.heliotrope.it;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import static io.heliotrope.it.Tools.ok;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code helio up}, the embedded default a new user runs first. */
+class HelioUpIT {
+    private static final Pattern DEMO_URL = Pattern.compile("demo image : (nbd://127\\.0\\.0\\.1:\\d+/demo)\\n");
+    private static final Pattern METRICS_URL = Pattern.compile("metrics +: (http://\\S+/metrics)\\n");
+
+    @Test
+    void upServesTheDemoImageAndMetrics(@TempDir Path dataDir) throws Exception {
+        List<String> command = Tools.helioCommand(List.of("-Xmx1g"), "up", "--data-dir", dataDir.toString(),
+                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0");
+
+        try (ChildProcess up = ChildProcess.start("helio-up", command)) {
+            String demo = up.awaitOutput(DEMO_URL, Duration.ofSeconds(60)).group(1);
+            String metricsUrl = up.awaitOutput(METRICS_URL, Duration.ofSeconds(10)).group(1);
+
+            assertThat(ok("nbdinfo", demo).stdout()).as(up.output()).containsPattern("export-size: 268435456 ");
+            HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(metricsUrl)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
+            assertThat(metrics.body()).contains("# TYPE heliotrope_nbd_requests_total counter", "heliotrope_nbd_requests_total{");
+            assertThat(up.stop()).as("stopped within 20 s of SIGTERM; output:%n%s", up.output()).isTrue();
+        }
+    }
+}

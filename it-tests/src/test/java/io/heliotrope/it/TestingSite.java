@@ -1,0 +1,197 @@
+package io.heliotrope.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One {@code helio serve} site in a child JVM, on ephemeral ports and its own data
+ * directory. {@link #kill9()} crashes it; {@link #restart()} brings it back on the same
+ * data (the ports change). Closing stops it with SIGTERM, fails if it did not stop in
+ * time or Netty reported a leak, and removes its directory (data, and the JVM's temp
+ * files, which a killed JVM leaves behind: RocksDB unpacks its native library there).
+ */
+final class TestingSite implements AutoCloseable {
+    private static final Pattern SERVING = Pattern.compile(
+            "serving nbd://127\\.0\\.0\\.1:(\\d+)/ \\(gRPC (\\d+), metrics (http://\\S+/metrics)\\)");
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+    private static final List<String> JVM_OPTIONS = List.of("-Xmx1g",
+            "-Dio.netty.leakDetection.level=advanced", "-Dorg.slf4j.simpleLogger.showDateTime=true");
+
+    private final Path root;
+    private final Path dataDir;
+    private final StringBuilder earlierLogs = new StringBuilder();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private ChildProcess process;
+    private int nbdPort;
+    private int grpcPort;
+    private String metricsUrl;
+
+    private TestingSite(Path root) throws IOException {
+        this.root = root;
+        this.dataDir = root.resolve("data");
+        Files.createDirectories(root.resolve("tmp"));
+    }
+
+    /** Starts a site with the RocksDB store in a new temporary data directory. */
+    static TestingSite start() {
+        try {
+            Path root = Files.createTempDirectory("heliotrope-site-");
+            TestingSite site = new TestingSite(root);
+            try {
+                site.startProcess();
+                return site;
+            } catch (RuntimeException | AssertionError e) {
+                try {
+                    deleteRecursively(root);
+                } catch (IOException cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                throw e;
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String nbdUri(String image) {
+        return "nbd://127.0.0.1:" + nbdPort + "/" + image;
+    }
+
+    /** The server's URI without an export name, for {@code nbdinfo --list}. */
+    String nbdServerUri() {
+        return "nbd://127.0.0.1:" + nbdPort;
+    }
+
+    int nbdPort() {
+        return nbdPort;
+    }
+
+    String grpcTarget() {
+        return "127.0.0.1:" + grpcPort;
+    }
+
+    String metricsUrl() {
+        return metricsUrl;
+    }
+
+    Path dataDir() {
+        return dataDir;
+    }
+
+    /** Runs {@code helio image ARGS --server THIS_SITE}. */
+    Tools.Result image(String... args) {
+        List<String> command = new ArrayList<>(List.of("image"));
+        command.addAll(List.of(args));
+        command.add("--server");
+        command.add(grpcTarget());
+        return Tools.helio(command.toArray(String[]::new));
+    }
+
+    /** Creates an image and asserts that it worked. */
+    void createImage(String name, String size) {
+        image("create", name, "--size", size).assertSuccess();
+    }
+
+    String metrics() {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(metricsUrl)).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as("GET %s", metricsUrl).isEqualTo(200);
+            return response.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    /** The value of one sample, e.g. {@code heliotrope_nbd_connections}. */
+    double metric(String sample) {
+        return metrics().lines()
+                .filter(line -> line.startsWith(sample + " "))
+                .map(line -> Double.parseDouble(line.substring(sample.length() + 1).strip()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no sample " + sample + " at " + metricsUrl));
+    }
+
+    /** SIGKILL: no shutdown hook runs, nothing is flushed that was not already durable. */
+    void kill9() {
+        process.kill9();
+    }
+
+    /** Stops the site if it runs, then starts it again on the same data directory. */
+    void restart() {
+        if (process.isAlive()) {
+            stopProcess();
+        }
+        earlierLogs.append(process.output()).append("---- restarted ----\n");
+        startProcess();
+    }
+
+    /** Everything the site printed, across restarts. */
+    String log() {
+        return earlierLogs + (process == null ? "" : process.output());
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            if (process != null && process.isAlive()) {
+                stopProcess();
+            }
+            assertThat(log()).as("site log").doesNotContain("LEAK:");
+        } finally {
+            deleteRecursively(root);
+        }
+    }
+
+    private void startProcess() {
+        List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
+        jvmOptions.add("-Djava.io.tmpdir=" + root.resolve("tmp"));
+        List<String> command = Tools.helioCommand(jvmOptions, "serve", "--data-dir", dataDir.toString(),
+                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0");
+        process = ChildProcess.start("helio-serve", command);
+        Matcher serving;
+        try {
+            serving = process.awaitOutput(SERVING, STARTUP_TIMEOUT);
+        } catch (AssertionError e) {
+            process.kill9();
+            throw e;
+        }
+        nbdPort = Integer.parseInt(serving.group(1));
+        grpcPort = Integer.parseInt(serving.group(2));
+        metricsUrl = serving.group(3);
+    }
+
+    private void stopProcess() {
+        boolean graceful = process.stop();
+        assertThat(graceful).as("site stopped within 20 s of SIGTERM; log:%n%s", log()).isTrue();
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.heliotrope.storage.segment;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Append-only segment files holding block data. A record is a {@value #HEADER}-byte
+ * header ({@code magic, crc32c of the data, imageId, block, version}) and the block's
+ * {@value #BLOCK}-byte data. Appends go to the newest segment until it is full; a full
+ * segment is sealed and never written again, only read, cleaned and deleted. A record's
+ * location is its segment id and byte offset.
+ */
+public final class SegmentLog implements AutoCloseable {
+    public static final int BLOCK = 4096;
+    public static final int HEADER = 32;
+    public static final int RECORD = HEADER + BLOCK;
+    private static final int MAGIC = 0x48534547;
+
+    private final Path directory;
+    private final long maxSegmentBytes;
+    private final ConcurrentSkipListMap<Integer, FileChannel> segments = new ConcurrentSkipListMap<>();
+    private final Set<Integer> unsynced = ConcurrentHashMap.newKeySet();
+    private final ThreadLocal<ByteBuffer> recordBuffers = new ThreadLocal<>();
+    private int active;
+    private long activeSize;
+
+    /** Where a record is, and the checksum of its data. */
+    public record Location(int segment, long offset, int crc) {}
+
+    /** A record read back while scanning a segment. */
+    public record Record(Location location, long imageId, long block, long version) {}
+
+    public SegmentLog(Path directory, long maxSegmentBytes) throws IOException {
+        this.directory = requireNonNull(directory, "directory is null");
+        this.maxSegmentBytes = Math.max(RECORD, maxSegmentBytes);
+        Files.createDirectories(directory);
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.filter(path -> path.getFileName().toString().endsWith(".seg")).toList()) {
+                int id = Integer.parseInt(file.getFileName().toString().replace(".seg", ""));
+                segments.put(id, FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            }
+        }
+        active = segments.isEmpty() ? 1 : segments.lastKey() + 1;
+        openActive();
+    }
+
+    /**
+     * Appends {@code data} (whole blocks) as consecutive records of {@code firstBlock}
+     * on; returns each record's location. Data is in the page cache when this returns;
+     * {@link #sync()} makes it durable.
+     */
+    public synchronized List<Location> append(long imageId, long firstBlock, long version, ByteBuffer data) {
+        int count = data.remaining() / BLOCK;
+        int needed = count * RECORD;
+        ByteBuffer records = recordBuffer(needed);
+        List<Location> locations = new ArrayList<>(count);
+        if (activeSize + needed > maxSegmentBytes && activeSize > 0) {
+            roll();
+        }
+        CRC32C crc = new CRC32C();
+        for (int i = 0; i < count; i++) {
+            ByteBuffer block = data.slice(data.position() + i * BLOCK, BLOCK);
+            crc.reset();
+            crc.update(block.duplicate());
+            int checksum = (int) crc.getValue();
+            records.putInt(MAGIC).putInt(checksum).putLong(imageId).putLong(firstBlock + i).putLong(version).put(block);
+            locations.add(new Location(active, activeSize + (long) i * RECORD + HEADER, checksum));
+        }
+        records.flip();
+        try {
+            FileChannel channel = segments.get(active);
+            long position = activeSize;
+            while (records.hasRemaining()) {
+                position += channel.write(records, position);
+            }
+        } catch (IOException e) {
+            throw failure("append to segment " + active, e);
+        }
+        activeSize += needed;
+        unsynced.add(active);
+        data.position(data.position() + count * BLOCK);
+        return locations;
+    }
+
+    /** Reads one block's data into {@code destination} and checks it against the location's checksum. */
+    public void read(Location location, ByteBuffer destination) {
+        FileChannel channel = segments.get(location.segment());
+        if (channel == null) {
+            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + location.segment() + " is missing");
+        }
+        ByteBuffer target = destination.slice(destination.position(), BLOCK);
+        try {
+            long position = location.offset();
+            while (target.hasRemaining()) {
+                int read = channel.read(target, position);
+                if (read < 0) {
+                    throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + location.segment() + " ends before offset " + position);
+                }
+                position += read;
+            }
+        } catch (IOException e) {
+            throw failure("read segment " + location.segment(), e);
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(destination.slice(destination.position(), BLOCK));
+        if ((int) crc.getValue() != location.crc()) {
+            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
+                    "block data at segment " + location.segment() + " offset " + location.offset() + " fails its checksum");
+        }
+        destination.position(destination.position() + BLOCK);
+    }
+
+    /** Makes every append so far durable. */
+    public void sync() {
+        for (Integer id : List.copyOf(unsynced)) {
+            unsynced.remove(id);
+            FileChannel channel = segments.get(id);
+            if (channel != null) {
+                try {
+                    channel.force(false);
+                } catch (IOException e) {
+                    unsynced.add(id);
+                    throw failure("sync segment " + id, e);
+                }
+            }
+        }
+    }
+
+    /** Sealed segments, oldest first: the ones the cleaner may work on. */
+    public synchronized List<Integer> sealedSegments() {
+        return segments.headMap(active, false).keySet().stream().toList();
+    }
+
+    /** Bytes in all segments. */
+    public synchronized long totalBytes() {
+        long total = activeSize;
+        for (Map.Entry<Integer, FileChannel> segment : segments.headMap(active, false).entrySet()) {
+            try {
+                total += segment.getValue().size();
+            } catch (IOException e) {
+                throw failure("size segment " + segment.getKey(), e);
+            }
+        }
+        return total;
+    }
+
+    /** Every record of a sealed segment, in order. */
+    public List<Record> records(int segment) {
+        FileChannel channel = segments.get(segment);
+        List<Record> records = new ArrayList<>();
+        ByteBuffer header = ByteBuffer.allocate(HEADER);
+        try {
+            long size = channel.size();
+            for (long position = 0; position + RECORD <= size; position += RECORD) {
+                header.clear();
+                while (header.hasRemaining() && channel.read(header, position + header.position()) > 0) {
+                    // read the whole header
+                }
+                header.flip();
+                if (header.getInt() != MAGIC) {
+                    throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + segment + " is corrupt at offset " + position);
+                }
+                int crc = header.getInt();
+                records.add(new Record(new Location(segment, position + HEADER, crc), header.getLong(), header.getLong(), header.getLong()));
+            }
+        } catch (IOException e) {
+            throw failure("scan segment " + segment, e);
+        }
+        return records;
+    }
+
+    /** Deletes a sealed segment; no index entry may point into it any more. */
+    public void delete(int segment) {
+        FileChannel channel = segments.remove(segment);
+        unsynced.remove(segment);
+        try {
+            if (channel != null) {
+                channel.close();
+            }
+            Files.deleteIfExists(file(segment));
+        } catch (IOException e) {
+            throw failure("delete segment " + segment, e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        sync();
+        for (FileChannel channel : segments.values()) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        segments.clear();
+    }
+
+    private void roll() {
+        active++;
+        openActive();
+    }
+
+    private void openActive() {
+        try {
+            segments.put(active, FileChannel.open(file(active), StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE));
+            activeSize = 0;
+        } catch (IOException e) {
+            throw failure("create segment " + active, e);
+        }
+    }
+
+    private Path file(int segment) {
+        return directory.resolve(String.format("%08d.seg", segment));
+    }
+
+    private ByteBuffer recordBuffer(int size) {
+        ByteBuffer buffer = recordBuffers.get();
+        if (buffer == null || buffer.capacity() < size) {
+            buffer = ByteBuffer.allocateDirect(Math.max(size, 64 * RECORD));
+            recordBuffers.set(buffer);
+        }
+        return buffer.clear().limit(size);
+    }
+
+    private static HeliotropeException failure(String action, IOException e) {
+        return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot " + action + ": " + e.getMessage(), e);
+    }
+}
