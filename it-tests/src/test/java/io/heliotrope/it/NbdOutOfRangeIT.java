@@ -1,7 +1,10 @@
 package io.heliotrope.it;
 
+import io.heliotrope.nbd.RawNbdClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.InetSocketAddress;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,7 +24,7 @@ class NbdOutOfRangeIT {
         site.get().createImage("edge", "1M");
         byte[] block = TestData.randomBytes(4096);
 
-        try (RawNbdConnection nbd = RawNbdConnection.open(site.get().nbdPort(), "edge")) {
+        try (RawNbdClient nbd = new RawNbdClient(new InetSocketAddress("127.0.0.1", site.get().nbdPort()), "edge")) {
             assertThat(nbd.size()).isEqualTo(1 << 20);
             assertThat(nbd.write(nbd.size() - 4096, block)).as("write of the last block").isZero();
 
@@ -29,7 +32,7 @@ class NbdOutOfRangeIT {
             assertThat(nbd.read(nbd.size() - 512, 1024).error()).as("read crossing the end").isEqualTo(EINVAL);
             assertThat(nbd.write(nbd.size() - 2048, block)).as("write crossing the end").isEqualTo(ENOSPC);
 
-            RawNbdConnection.Reply last = nbd.read(nbd.size() - 4096, 4096);
+            RawNbdClient.Reply last = nbd.read(nbd.size() - 4096, 4096);
             assertThat(last.error()).isZero();
             assertThat(last.data()).as("the refused write changed nothing").isEqualTo(block);
         }

@@ -81,8 +81,10 @@ class TestNbdFuzz {
             }
             byte[] data = "still serving".getBytes(StandardCharsets.UTF_8);
             try (RawNbdClient client = new RawNbdClient(server.localAddress(), "disk")) {
-                client.write(1, 4096, data);
-                assertThat(client.read(2, 4096, data.length)).isEqualTo(data);
+                assertThat(client.write(4096, data)).isZero();
+                RawNbdClient.Reply reply = client.read(4096, data.length);
+                assertThat(reply.error()).isZero();
+                assertThat(reply.data()).isEqualTo(data);
             }
         }
     }
