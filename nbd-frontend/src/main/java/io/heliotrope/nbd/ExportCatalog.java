@@ -5,7 +5,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The exports an NBD server offers. The server opens a device once per connection
- * that selects an export and closes it when that connection ends.
+ * that selects an export and closes it when that connection ends. {@link #exportNames()}
+ * and {@link #exists} are called on event loops: answer from memory, never block.
  */
 public interface ExportCatalog {
     /** Names of the exports, for {@code NBD_OPT_LIST}. */

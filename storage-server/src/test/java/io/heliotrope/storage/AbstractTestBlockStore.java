@@ -100,6 +100,17 @@ public abstract class AbstractTestBlockStore {
     }
 
     @Test
+    void readsBackAWriteOfMoreBlocksThanOneBatch() {
+        ImageInfo image = store.createImage("large", 1024 * BLOCK_SIZE);
+        store.write(image.id(), 100, blocks(600, 0, true), 1, false);
+        byte[] all = read(image.id(), 100, 600, true);
+        for (int block = 0; block < 600; block++) {
+            assertThat(all[block * BLOCK_SIZE + 17]).as("block %s", block).isEqualTo((byte) block);
+        }
+        assertThat(store.usage(image.id()).dataBlocks()).isEqualTo(600);
+    }
+
+    @Test
     void zeroingLeavesMarkersOnlyWhereThereWasData() {
         ImageInfo image = store.createImage("zeros", 8 * BLOCK_SIZE);
         store.write(image.id(), 2, blocks(2, 1, false), 1, false);

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION;
@@ -58,10 +59,13 @@ import static java.util.Objects.requireNonNull;
  * itself with the transmission handlers, which get any bytes the client already sent.
  * Malformed options are answered with {@code NBD_REP_ERR_INVALID}; an option longer than
  * we read is skipped without being buffered and answered with {@code NBD_REP_ERR_TOO_BIG}.
+ * A client that has not chosen an export within {@value #HANDSHAKE_TIMEOUT_SECONDS} s is closed.
  */
 public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     private static final Logger log = LoggerFactory.getLogger(NbdHandshakeHandler.class);
     private static final int KNOWN_CLIENT_FLAGS = FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES;
+    /** A client that has not picked an export by then is closed, so idle sockets cannot pile up. */
+    static final long HANDSHAKE_TIMEOUT_SECONDS = 60;
 
     private enum State {
         CLIENT_FLAGS,
@@ -94,6 +98,12 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
+        ctx.executor().schedule(() -> {
+            if (!ctx.isRemoved() && ctx.channel().isActive()) {
+                log.info("{}: closing connection: no export chosen within {} s", ctx.channel().remoteAddress(), HANDSHAKE_TIMEOUT_SECONDS);
+                ctx.close();
+            }
+        }, HANDSHAKE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         ByteBuf greeting = ctx.alloc().buffer(18);
         greeting.writeLong(NBDMAGIC);
         greeting.writeLong(IHAVEOPT);

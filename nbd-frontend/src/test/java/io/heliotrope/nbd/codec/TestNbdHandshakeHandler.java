@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_NO_ZEROES;
@@ -202,6 +203,25 @@ class TestNbdHandshakeHandler {
         conversation.send(conversation.option(OPT_ABORT, conversation.empty()));
         assertThat(replies()).extracting(OptionReply::type).containsExactly(REP_ACK);
         assertThat(conversation.channel().isOpen()).isFalse();
+    }
+
+    @Test
+    void closesAClientThatChoosesNoExportInTime() {
+        conversation.channel().advanceTimeBy(NbdHandshakeHandler.HANDSHAKE_TIMEOUT_SECONDS - 1, TimeUnit.SECONDS);
+        conversation.channel().runScheduledPendingTasks();
+        assertThat(conversation.channel().isOpen()).isTrue();
+        conversation.channel().advanceTimeBy(2, TimeUnit.SECONDS);
+        conversation.channel().runScheduledPendingTasks();
+        assertThat(conversation.channel().isOpen()).isFalse();
+    }
+
+    @Test
+    void theHandshakeTimeoutSparesAConnectionInTransmission() {
+        conversation.send(conversation.option(OPT_GO, conversation.goData("disk")));
+        replies();
+        conversation.channel().advanceTimeBy(NbdHandshakeHandler.HANDSHAKE_TIMEOUT_SECONDS + 1, TimeUnit.SECONDS);
+        conversation.channel().runScheduledPendingTasks();
+        assertThat(conversation.channel().isOpen()).isTrue();
     }
 
     @Test

@@ -122,9 +122,13 @@ public final class MemoryBlockStore implements BlockStore {
         MemoryImage image = byId(imageId);
         int count = source.remaining() / BLOCK_SIZE;
         for (int i = 0; i < count; i++) {
-            byte[] block = new byte[BLOCK_SIZE];
-            source.get(block);
             int index = (int) firstBlock + i;
+            byte[] block = image.data[index];
+            if (block == null) {
+                block = new byte[BLOCK_SIZE];
+            }
+            // Overwrite in place: reads copy out, so no reader holds on to a block's array.
+            source.get(block);
             image.data[index] = block;
             image.versions[index] = version;
         }

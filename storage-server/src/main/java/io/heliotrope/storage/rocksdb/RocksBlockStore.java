@@ -32,6 +32,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -83,6 +85,8 @@ public final class RocksBlockStore implements BlockStore {
     private final WriteOptions syncWrite;
     private final ReadOptions read;
     private final Object catalogLock = new Object();
+    /** The images column family in memory, so catalog reads never touch RocksDB; written through under {@code catalogLock}. */
+    private final Map<String, ImageRecord> catalog = new ConcurrentSkipListMap<>();
     private final long segmentBytes;
     private final ScheduledExecutorService cleaner;
 
@@ -121,6 +125,7 @@ public final class RocksBlockStore implements BlockStore {
             images = handles.get(1);
             blocks = handles.get(2);
             segments = track(new SegmentLog(directory.resolve("segments"), segmentBytes));
+            loadCatalog();
             asyncWrite = track(new WriteOptions());
             syncWrite = track(new WriteOptions().setSync(true));
             read = track(new ReadOptions());
@@ -149,19 +154,14 @@ public final class RocksBlockStore implements BlockStore {
             } catch (RocksDBException e) {
                 throw failure("create image " + name, e);
             }
+            catalog.put(name, record);
             return record.info();
         }
     }
 
     @Override
     public List<ImageInfo> listImages() {
-        List<ImageInfo> result = new ArrayList<>();
-        try (RocksIterator iterator = db.newIterator(images)) {
-            for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
-                result.add(ImageRecord.decode(new String(iterator.key(), StandardCharsets.UTF_8), iterator.value()).info());
-            }
-        }
-        return result;
+        return catalog.values().stream().map(ImageRecord::info).toList();
     }
 
     @Override
@@ -184,6 +184,7 @@ public final class RocksBlockStore implements BlockStore {
             } catch (RocksDBException e) {
                 throw failure("delete image " + name, e);
             }
+            catalog.remove(name);
         }
     }
 
@@ -201,8 +202,10 @@ public final class RocksBlockStore implements BlockStore {
                 if (sizeBytes < old.sizeBytes()) {
                     batch.deleteRange(blocks, key(old.id(), resized.blockCount()), key(old.id() + 1, 0));
                 }
-                batch.put(images, bytes(name), new ImageRecord(resized, record.epoch()).encode());
+                ImageRecord updated = new ImageRecord(resized, record.epoch());
+                batch.put(images, bytes(name), updated.encode());
                 db.write(syncWrite, batch);
+                catalog.put(name, updated);
             } catch (RocksDBException e) {
                 throw failure("resize image " + name, e);
             }
@@ -231,15 +234,16 @@ public final class RocksBlockStore implements BlockStore {
     @Override
     public long beginSession(long imageId) {
         synchronized (catalogLock) {
-            for (ImageRecord record : records()) {
+            for (ImageRecord record : catalog.values()) {
                 if (record.info().id() == imageId) {
-                    long epoch = record.epoch() + 1;
+                    ImageRecord next = new ImageRecord(record.info(), record.epoch() + 1);
                     try {
-                        db.put(images, syncWrite, bytes(record.info().name()), new ImageRecord(record.info(), epoch).encode());
+                        db.put(images, syncWrite, bytes(record.info().name()), next.encode());
                     } catch (RocksDBException e) {
                         throw failure("begin session of image " + record.info().name(), e);
                     }
-                    return epoch;
+                    catalog.put(record.info().name(), next);
+                    return next.epoch();
                 }
             }
             throw new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image id " + imageId + " does not exist");
@@ -386,6 +390,11 @@ public final class RocksBlockStore implements BlockStore {
         }
     }
 
+    /** Bytes in segment files, live and dead, for metrics. */
+    public long segmentLogBytes() {
+        return segments.totalBytes();
+    }
+
     /** A RocksDB property summed over the column families, for metrics. */
     public long longProperty(String property) {
         long total = 0;
@@ -431,18 +440,28 @@ public final class RocksBlockStore implements BlockStore {
         }
         int segment = sealed.get(0);
         List<SegmentLog.Record> records = segments.records(segment);
-        ByteBuffer data = ByteBuffer.allocateDirect(BLOCK_SIZE);
         for (int from = 0; from < records.size(); from += MOVE_BATCH) {
+            // Find and copy the live records without the lock: only the cleaner deletes segments.
+            List<SegmentLog.Record> live = new ArrayList<>();
+            ByteBuffer data = ByteBuffer.allocateDirect(MOVE_BATCH * BLOCK_SIZE);
+            for (SegmentLog.Record record : records.subList(from, Math.min(records.size(), from + MOVE_BATCH))) {
+                if (isCurrent(record)) {
+                    segments.read(record.location(), data);
+                    live.add(record);
+                }
+            }
+            data.flip();
+            // Under the lock, move those still current (a write may have replaced some meanwhile).
             cleaning.writeLock().lock();
             try (WriteBatch batch = new WriteBatch()) {
-                for (SegmentLog.Record record : records.subList(from, Math.min(records.size(), from + MOVE_BATCH))) {
+                for (int i = 0; i < live.size(); i++) {
+                    SegmentLog.Record record = live.get(i);
                     byte[] key = key(record.imageId(), record.block());
                     byte[] value = db.get(blocks, key);
                     if (value != null && record.location().equals(location(value))) {
                         long version = ByteBuffer.wrap(value).getLong();
-                        segments.read(record.location(), data.clear());
-                        SegmentLog.Location moved = segments.append(record.imageId(), record.block(), version, data.flip()).get(0);
-                        batch.put(blocks, key, dataMeta(version, moved));
+                        ByteBuffer block = data.slice(i * BLOCK_SIZE, BLOCK_SIZE);
+                        batch.put(blocks, key, dataMeta(version, segments.append(record.imageId(), record.block(), version, block).get(0)));
                     }
                 }
                 db.write(asyncWrite, batch);
@@ -460,6 +479,16 @@ public final class RocksBlockStore implements BlockStore {
             cleaning.writeLock().unlock();
         }
         return true;
+    }
+
+    /** True when the index still points at this record. */
+    private boolean isCurrent(SegmentLog.Record record) {
+        try {
+            byte[] value = db.get(blocks, key(record.imageId(), record.block()));
+            return value != null && record.location().equals(location(value));
+        } catch (RocksDBException e) {
+            throw failure("look up block " + record.block() + " of image " + record.imageId(), e);
+        }
     }
 
     @Override
@@ -481,22 +510,16 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     private ImageRecord find(String name) {
-        try {
-            byte[] value = db.get(images, bytes(name));
-            return value == null ? null : ImageRecord.decode(name, value);
-        } catch (RocksDBException e) {
-            throw failure("read catalog", e);
-        }
+        return catalog.get(name);
     }
 
-    private List<ImageRecord> records() {
-        List<ImageRecord> result = new ArrayList<>();
+    private void loadCatalog() {
         try (RocksIterator iterator = db.newIterator(images)) {
             for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
-                result.add(ImageRecord.decode(new String(iterator.key(), StandardCharsets.UTF_8), iterator.value()));
+                String name = new String(iterator.key(), StandardCharsets.UTF_8);
+                catalog.put(name, ImageRecord.decode(name, iterator.value()));
             }
         }
-        return result;
     }
 
     private long nextImageId() {

@@ -33,12 +33,14 @@ public final class SegmentLog implements AutoCloseable {
     public static final int HEADER = 32;
     public static final int RECORD = HEADER + BLOCK;
     private static final int MAGIC = 0x48534547;
+    private static final int CHUNK_BLOCKS = 256;
 
     private final Path directory;
     private final long maxSegmentBytes;
     private final ConcurrentSkipListMap<Integer, FileChannel> segments = new ConcurrentSkipListMap<>();
     private final Set<Integer> unsynced = ConcurrentHashMap.newKeySet();
-    private final ThreadLocal<ByteBuffer> recordBuffers = new ThreadLocal<>();
+    /** Appends are serialized, so one buffer serves them all. */
+    private ByteBuffer recordBuffer;
     private int active;
     private long activeSize;
 
@@ -69,20 +71,29 @@ public final class SegmentLog implements AutoCloseable {
      */
     public synchronized List<Location> append(long imageId, long firstBlock, long version, ByteBuffer data) {
         int count = data.remaining() / BLOCK;
-        int needed = count * RECORD;
-        ByteBuffer records = recordBuffer(needed);
         List<Location> locations = new ArrayList<>(count);
+        for (int done = 0; done < count; done += CHUNK_BLOCKS) {
+            appendChunk(imageId, firstBlock + done, version, data, Math.min(CHUNK_BLOCKS, count - done), locations);
+        }
+        return locations;
+    }
+
+    /** Appends up to {@value #CHUNK_BLOCKS} records with one positional write. */
+    private void appendChunk(long imageId, long firstBlock, long version, ByteBuffer data, int count, List<Location> locations) {
+        int needed = count * RECORD;
         if (activeSize + needed > maxSegmentBytes && activeSize > 0) {
             roll();
         }
+        ByteBuffer records = recordBuffer().limit(needed);
         CRC32C crc = new CRC32C();
         for (int i = 0; i < count; i++) {
-            ByteBuffer block = data.slice(data.position() + i * BLOCK, BLOCK);
+            ByteBuffer block = data.slice(data.position(), BLOCK);
             crc.reset();
             crc.update(block.duplicate());
             int checksum = (int) crc.getValue();
             records.putInt(MAGIC).putInt(checksum).putLong(imageId).putLong(firstBlock + i).putLong(version).put(block);
             locations.add(new Location(active, activeSize + (long) i * RECORD + HEADER, checksum));
+            data.position(data.position() + BLOCK);
         }
         records.flip();
         try {
@@ -96,8 +107,6 @@ public final class SegmentLog implements AutoCloseable {
         }
         activeSize += needed;
         unsynced.add(active);
-        data.position(data.position() + count * BLOCK);
-        return locations;
     }
 
     /** Reads one block's data into {@code destination} and checks it against the location's checksum. */
@@ -162,7 +171,7 @@ public final class SegmentLog implements AutoCloseable {
         return total;
     }
 
-    /** Every record of a sealed segment, in order. */
+    /** Every intact record of a sealed segment, in order; torn ones are skipped. */
     public List<Record> records(int segment) {
         FileChannel channel = segments.get(segment);
         List<Record> records = new ArrayList<>();
@@ -176,7 +185,8 @@ public final class SegmentLog implements AutoCloseable {
                 }
                 header.flip();
                 if (header.getInt() != MAGIC) {
-                    throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + segment + " is corrupt at offset " + position);
+                    // A torn or lost record (power loss): no index entry can point at it with a matching checksum.
+                    continue;
                 }
                 int crc = header.getInt();
                 records.add(new Record(new Location(segment, position + HEADER, crc), header.getLong(), header.getLong(), header.getLong()));
@@ -232,13 +242,11 @@ public final class SegmentLog implements AutoCloseable {
         return directory.resolve(String.format("%08d.seg", segment));
     }
 
-    private ByteBuffer recordBuffer(int size) {
-        ByteBuffer buffer = recordBuffers.get();
-        if (buffer == null || buffer.capacity() < size) {
-            buffer = ByteBuffer.allocateDirect(Math.max(size, 64 * RECORD));
-            recordBuffers.set(buffer);
+    private ByteBuffer recordBuffer() {
+        if (recordBuffer == null) {
+            recordBuffer = ByteBuffer.allocateDirect(CHUNK_BLOCKS * RECORD);
         }
-        return buffer.clear().limit(size);
+        return recordBuffer.clear();
     }
 
     private static HeliotropeException failure(String action, IOException e) {
