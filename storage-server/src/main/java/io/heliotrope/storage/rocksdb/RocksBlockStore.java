@@ -262,13 +262,25 @@ public final class RocksBlockStore implements BlockStore {
             try (Slice upper = new Slice(key(imageId, firstBlock + count));
                     ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
                     RocksIterator iterator = db.newIterator(blocks, options)) {
+                // Blocks written together lie together in a segment: read each such run at once.
+                List<SegmentLog.Location> run = new ArrayList<>();
                 long next = firstBlock;
                 for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
                     long block = ByteBuffer.wrap(iterator.key()).getLong(8);
-                    fillZeros(destination, (int) (block - next) * BLOCK_SIZE);
-                    readBlock(iterator.value(), destination);
+                    SegmentLog.Location location = location(iterator.value());
+                    boolean extendsRun = block == next && location != null && !run.isEmpty() && SegmentLog.follows(run.get(run.size() - 1), location);
+                    if (!extendsRun) {
+                        readRun(run, destination);
+                        fillZeros(destination, (int) (block - next) * BLOCK_SIZE);
+                    }
+                    if (location == null) {
+                        fillZeros(destination, BLOCK_SIZE);
+                    } else {
+                        run.add(location);
+                    }
                     next = block + 1;
                 }
+                readRun(run, destination);
                 fillZeros(destination, (int) (firstBlock + count - next) * BLOCK_SIZE);
             }
         } catch (RocksDBException e) {
@@ -284,6 +296,13 @@ public final class RocksBlockStore implements BlockStore {
             fillZeros(destination, BLOCK_SIZE);
         } else {
             segments.read(location, destination);
+        }
+    }
+
+    private void readRun(List<SegmentLog.Location> run, ByteBuffer destination) {
+        if (!run.isEmpty()) {
+            segments.readRun(run, destination);
+            run.clear();
         }
     }
 
@@ -439,38 +458,21 @@ public final class RocksBlockStore implements BlockStore {
             return false;
         }
         int segment = sealed.get(0);
-        List<SegmentLog.Record> records = segments.records(segment);
-        for (int from = 0; from < records.size(); from += MOVE_BATCH) {
-            // Find and copy the live records without the lock: only the cleaner deletes segments.
-            List<SegmentLog.Record> live = new ArrayList<>();
-            ByteBuffer data = ByteBuffer.allocateDirect(MOVE_BATCH * BLOCK_SIZE);
-            for (SegmentLog.Record record : records.subList(from, Math.min(records.size(), from + MOVE_BATCH))) {
-                if (isCurrent(record)) {
-                    segments.read(record.location(), data);
-                    live.add(record);
+        // Find and copy the live records without the lock: only the cleaner deletes segments.
+        List<SegmentLog.Record> live = new ArrayList<>();
+        ByteBuffer data = ByteBuffer.allocateDirect(MOVE_BATCH * BLOCK_SIZE);
+        segments.scan(segment, (record, block) -> {
+            if (isCurrent(record)) {
+                live.add(record);
+                data.put(block);
+                if (live.size() == MOVE_BATCH) {
+                    move(segment, live, data.flip());
+                    live.clear();
+                    data.clear();
                 }
             }
-            data.flip();
-            // Under the lock, move those still current (a write may have replaced some meanwhile).
-            cleaning.writeLock().lock();
-            try (WriteBatch batch = new WriteBatch()) {
-                for (int i = 0; i < live.size(); i++) {
-                    SegmentLog.Record record = live.get(i);
-                    byte[] key = key(record.imageId(), record.block());
-                    byte[] value = db.get(blocks, key);
-                    if (value != null && record.location().equals(location(value))) {
-                        long version = ByteBuffer.wrap(value).getLong();
-                        ByteBuffer block = data.slice(i * BLOCK_SIZE, BLOCK_SIZE);
-                        batch.put(blocks, key, dataMeta(version, segments.append(record.imageId(), record.block(), version, block).get(0)));
-                    }
-                }
-                db.write(asyncWrite, batch);
-            } catch (RocksDBException e) {
-                throw failure("move blocks out of segment " + segment, e);
-            } finally {
-                cleaning.writeLock().unlock();
-            }
-        }
+        });
+        move(segment, live, data.flip());
         cleaning.writeLock().lock();
         try {
             sync();
@@ -479,6 +481,28 @@ public final class RocksBlockStore implements BlockStore {
             cleaning.writeLock().unlock();
         }
         return true;
+    }
+
+    /** Under the lock, moves those of {@code live} still current (a write may have replaced some meanwhile). */
+    private void move(int segment, List<SegmentLog.Record> live, ByteBuffer data) {
+        cleaning.writeLock().lock();
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int i = 0; i < live.size(); i++) {
+                SegmentLog.Record record = live.get(i);
+                byte[] key = key(record.imageId(), record.block());
+                byte[] value = db.get(blocks, key);
+                if (value != null && record.location().equals(location(value))) {
+                    long version = ByteBuffer.wrap(value).getLong();
+                    ByteBuffer block = data.slice(i * BLOCK_SIZE, BLOCK_SIZE);
+                    batch.put(blocks, key, dataMeta(version, segments.append(record.imageId(), record.block(), version, block).get(0)));
+                }
+            }
+            db.write(asyncWrite, batch);
+        } catch (RocksDBException e) {
+            throw failure("move blocks out of segment " + segment, e);
+        } finally {
+            cleaning.writeLock().unlock();
+        }
     }
 
     /** True when the index still points at this record. */

@@ -39,6 +39,8 @@ public final class SegmentLog implements AutoCloseable {
     private final long maxSegmentBytes;
     private final ConcurrentSkipListMap<Integer, FileChannel> segments = new ConcurrentSkipListMap<>();
     private final Set<Integer> unsynced = ConcurrentHashMap.newKeySet();
+    /** Scratch space for reading a run of records, one per reading thread. */
+    private static final ThreadLocal<ByteBuffer> READ_BUFFERS = ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(CHUNK_BLOCKS * RECORD));
     /** Appends are serialized, so one buffer serves them all. */
     private ByteBuffer recordBuffer;
     private int active;
@@ -47,7 +49,7 @@ public final class SegmentLog implements AutoCloseable {
     /** Where a record is, and the checksum of its data. */
     public record Location(int segment, long offset, int crc) {}
 
-    /** A record read back while scanning a segment. */
+    /** A record's header, read back while scanning a segment. */
     public record Record(Location location, long imageId, long block, long version) {}
 
     public SegmentLog(Path directory, long maxSegmentBytes) throws IOException {
@@ -111,30 +113,62 @@ public final class SegmentLog implements AutoCloseable {
 
     /** Reads one block's data into {@code destination} and checks it against the location's checksum. */
     public void read(Location location, ByteBuffer destination) {
-        FileChannel channel = segments.get(location.segment());
-        if (channel == null) {
-            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + location.segment() + " is missing");
+        readRun(List.of(location), destination);
+    }
+
+    /** True when {@code next} is the record right after {@code previous} in the same segment. */
+    public static boolean follows(Location previous, Location next) {
+        return previous.segment() == next.segment() && next.offset() == previous.offset() + RECORD;
+    }
+
+    /**
+     * Reads the data of consecutive records (each {@link #follows} the one before) with
+     * one positional read, checks each block against its checksum, and puts the blocks
+     * into {@code destination} in order.
+     */
+    public void readRun(List<Location> run, ByteBuffer destination) {
+        for (int from = 0; from < run.size(); from += CHUNK_BLOCKS) {
+            readChunk(run.subList(from, Math.min(run.size(), from + CHUNK_BLOCKS)), destination);
         }
-        ByteBuffer target = destination.slice(destination.position(), BLOCK);
+    }
+
+    private void readChunk(List<Location> run, ByteBuffer destination) {
+        Location first = run.get(0);
+        FileChannel channel = segments.get(first.segment());
+        if (channel == null) {
+            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + first.segment() + " is missing");
+        }
+        ByteBuffer records = run.size() == 1
+                ? destination.slice(destination.position(), BLOCK)
+                : READ_BUFFERS.get().clear().limit((run.size() - 1) * RECORD + BLOCK);
         try {
-            long position = location.offset();
-            while (target.hasRemaining()) {
-                int read = channel.read(target, position);
+            long position = first.offset();
+            while (records.hasRemaining()) {
+                int read = channel.read(records, position);
                 if (read < 0) {
-                    throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + location.segment() + " ends before offset " + position);
+                    throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "segment " + first.segment() + " ends before offset " + position);
                 }
                 position += read;
             }
         } catch (IOException e) {
-            throw failure("read segment " + location.segment(), e);
+            throw failure("read segment " + first.segment(), e);
         }
         CRC32C crc = new CRC32C();
-        crc.update(destination.slice(destination.position(), BLOCK));
-        if ((int) crc.getValue() != location.crc()) {
-            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
-                    "block data at segment " + location.segment() + " offset " + location.offset() + " fails its checksum");
+        for (int i = 0; i < run.size(); i++) {
+            ByteBuffer block = run.size() == 1 ? destination.slice(destination.position(), BLOCK) : records.slice(i * RECORD, BLOCK);
+            crc.reset();
+            crc.update(block.duplicate());
+            Location location = run.get(i);
+            if ((int) crc.getValue() != location.crc()) {
+                throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
+                        "block data at segment " + location.segment() + " offset " + location.offset() + " fails its checksum");
+            }
+            if (run.size() == 1) {
+                destination.position(destination.position() + BLOCK);
+            } else {
+                destination.put(block);
+            }
         }
-        destination.position(destination.position() + BLOCK);
     }
 
     /** Makes every append so far durable. */
@@ -171,30 +205,41 @@ public final class SegmentLog implements AutoCloseable {
         return total;
     }
 
-    /** Every intact record of a sealed segment, in order; torn ones are skipped. */
-    public List<Record> records(int segment) {
+    /** What a scan hands over for each record: where it is, whose block it holds, and its data. */
+    public interface RecordVisitor {
+        /** {@code data} is valid only during the call. */
+        void visit(Record record, ByteBuffer data);
+    }
+
+    /**
+     * Visits every intact record of a sealed segment in order, reading the segment in
+     * chunks of {@value #CHUNK_BLOCKS} records; torn records (power loss) are skipped.
+     */
+    public void scan(int segment, RecordVisitor visitor) {
         FileChannel channel = segments.get(segment);
-        List<Record> records = new ArrayList<>();
-        ByteBuffer header = ByteBuffer.allocate(HEADER);
+        ByteBuffer chunk = READ_BUFFERS.get();
         try {
             long size = channel.size();
-            for (long position = 0; position + RECORD <= size; position += RECORD) {
-                header.clear();
-                while (header.hasRemaining() && channel.read(header, position + header.position()) > 0) {
-                    // read the whole header
+            for (long start = 0; start + RECORD <= size; start += chunk.capacity()) {
+                chunk.clear().limit((int) Math.min(chunk.capacity(), (size - start) / RECORD * RECORD));
+                long position = start;
+                while (chunk.hasRemaining() && channel.read(chunk, position) > 0) {
+                    position = start + chunk.position();
                 }
-                header.flip();
-                if (header.getInt() != MAGIC) {
-                    // A torn or lost record (power loss): no index entry can point at it with a matching checksum.
-                    continue;
+                chunk.flip();
+                for (int at = 0; at + RECORD <= chunk.limit(); at += RECORD) {
+                    if (chunk.getInt(at) != MAGIC) {
+                        // A torn or lost record: no index entry can point at it with a matching checksum.
+                        continue;
+                    }
+                    Location location = new Location(segment, start + at + HEADER, chunk.getInt(at + 4));
+                    Record record = new Record(location, chunk.getLong(at + 8), chunk.getLong(at + 16), chunk.getLong(at + 24));
+                    visitor.visit(record, chunk.slice(at + HEADER, BLOCK));
                 }
-                int crc = header.getInt();
-                records.add(new Record(new Location(segment, position + HEADER, crc), header.getLong(), header.getLong(), header.getLong()));
             }
         } catch (IOException e) {
             throw failure("scan segment " + segment, e);
         }
-        return records;
     }
 
     /** Deletes a sealed segment; no index entry may point into it any more. */
