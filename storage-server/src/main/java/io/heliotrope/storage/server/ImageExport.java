@@ -9,6 +9,7 @@ import io.heliotrope.storage.admin.ImageManager;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 
 /**
  * One {@code ReadBlocks} stream: the image's data extents, read in chunks of at most
@@ -36,32 +37,36 @@ final class ImageExport {
         call.setOnCancelHandler(this::finish);
         call.setOnReadyHandler(this::pump);
         manager.open(name)
-                .thenCompose(opened -> {
-                    synchronized (this) {
-                        if (finished) {
-                            opened.close();
-                            throw new java.util.concurrent.CancellationException("export of " + name + " was cancelled");
-                        }
-                        device = opened;
-                    }
-                    return opened.blockStatus(0, opened.size());
-                })
-                .whenComplete((extents, failure) -> {
+                .thenCompose(opened -> opened.blockStatus(0, opened.size())
+                        .whenComplete((extents, failure) -> {
+                            if (failure != null) {
+                                opened.close();
+                            }
+                        })
+                        .thenAccept(extents -> loaded(opened, extents)))
+                .whenComplete((ignored, failure) -> {
                     if (failure != null) {
                         fail(failure);
-                        return;
+                    } else {
+                        pump();
                     }
-                    synchronized (this) {
-                        long offset = 0;
-                        for (Extent extent : extents) {
-                            if (!extent.zero()) {
-                                ranges.add(new long[] {offset, extent.length()});
-                            }
-                            offset += extent.length();
-                        }
-                    }
-                    pump();
                 });
+    }
+
+    /** The device and its data ranges become visible to {@link #pump} together, never one without the other. */
+    private synchronized void loaded(BlockDevice opened, List<Extent> extents) {
+        if (finished) {
+            opened.close();
+            return;
+        }
+        long offset = 0;
+        for (Extent extent : extents) {
+            if (!extent.zero()) {
+                ranges.add(new long[] {offset, extent.length()});
+            }
+            offset += extent.length();
+        }
+        device = opened;
     }
 
     private synchronized void pump() {
