@@ -35,7 +35,7 @@ final class ImageClient implements AutoCloseable {
     }
 
     /** Creates each image that does not exist yet; existing ones are left as they are. */
-    static void ensureImages(String target, List<ImageSpec> images) throws InterruptedException {
+    static void ensureImages(String target, List<ImageSpec> images) {
         try (ImageClient client = new ImageClient(target)) {
             for (ImageSpec image : images) {
                 try {
@@ -113,7 +113,11 @@ final class ImageClient implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    public void close() {
+        try {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

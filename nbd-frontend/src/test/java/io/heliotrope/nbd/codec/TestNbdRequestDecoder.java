@@ -92,7 +92,7 @@ class TestNbdRequestDecoder {
             channel.writeInbound(piece.retainedSlice(0, length));
             sent += length;
             if (sent == MAX_PAYLOAD) {
-                assertThat((Object) channel.readInbound()).isNull();
+                assertThat(channel.<NbdRequest>readInbound()).isNull();
             }
         }
         piece.release();
@@ -110,7 +110,7 @@ class TestNbdRequestDecoder {
                 .isInstanceOf(DecoderException.class)
                 .hasMessageContaining("bad request magic 0x12345678");
         channel.writeInbound(header(0, NbdCommand.FLUSH, 1, 0, 0));
-        assertThat((Object) channel.readInbound()).isNull();
+        assertThat(channel.<NbdRequest>readInbound()).isNull();
         assertThat(channel.finish()).isFalse();
     }
 }
