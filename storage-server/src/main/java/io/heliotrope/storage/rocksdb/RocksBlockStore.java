@@ -6,7 +6,6 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.ImageNames;
 import io.heliotrope.storage.segment.SegmentLog;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -22,8 +21,6 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -34,9 +31,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import static io.heliotrope.storage.ImageNames.checkName;
@@ -55,7 +49,7 @@ import static java.util.Objects.requireNonNull;
  * A write appends its data to the segment log first, then commits the index entries in
  * one {@link WriteBatch}: an index entry never points at data not yet written, and a
  * read checks the data against the entry's checksum. {@link #sync()} syncs the segments,
- * then the WAL. A {@link SegmentCleaner} moves live blocks out of mostly-dead segments.
+ * then the WAL. A {@link SegmentCleaner} moves live blocks out of old segments.
  */
 public final class RocksBlockStore implements BlockStore {
     static {
@@ -68,8 +62,6 @@ public final class RocksBlockStore implements BlockStore {
     private static final int KEY = 16;
     private static final int META = 9;
     private static final int DATA_META = META + 16;
-    private static final int MOVE_BATCH = 256;
-    private static final Logger log = LoggerFactory.getLogger(RocksBlockStore.class);
     private static final long MAX_BATCH_BLOCKS = 16_384;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
 
@@ -87,8 +79,7 @@ public final class RocksBlockStore implements BlockStore {
     private final Object catalogLock = new Object();
     /** The images column family in memory, so catalog reads never touch RocksDB; written through under {@code catalogLock}. */
     private final Map<String, ImageRecord> catalog = new ConcurrentSkipListMap<>();
-    private final long segmentBytes;
-    private final ScheduledExecutorService cleaner;
+    private final SegmentCleaner cleaner;
 
     public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
 
@@ -98,7 +89,6 @@ public final class RocksBlockStore implements BlockStore {
 
     public RocksBlockStore(Path directory, long blockCacheBytes, long segmentBytes) {
         requireNonNull(directory, "directory is null");
-        this.segmentBytes = segmentBytes;
         try {
             Files.createDirectories(directory);
             LRUCache cache = track(new LRUCache(blockCacheBytes));
@@ -129,8 +119,7 @@ public final class RocksBlockStore implements BlockStore {
             asyncWrite = track(new WriteOptions());
             syncWrite = track(new WriteOptions().setSync(true));
             read = track(new ReadOptions());
-            cleaner = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("segment-cleaner", true));
-            cleaner.scheduleWithFixedDelay(this::cleanWhileWorthIt, 1, 1, TimeUnit.SECONDS);
+            cleaner = new SegmentCleaner(db, blocks, segments, cleaning, this::sync, segmentBytes);
         } catch (RocksDBException | java.io.IOException e) {
             closeResources();
             throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot open block store in " + directory + ": " + e.getMessage(), e);
@@ -427,104 +416,14 @@ public final class RocksBlockStore implements BlockStore {
         return total;
     }
 
-    private void cleanWhileWorthIt() {
-        try {
-            while (worthCleaning() && cleanOldestSegment()) {
-                log.debug("cleaned a segment; {} bytes in segments now", segments.totalBytes());
-            }
-        } catch (RuntimeException e) {
-            log.error("segment cleaning failed; will try again", e);
-        }
-    }
-
-    /** True when the segments hold over twice the live data, plus two segments of slack. */
-    private boolean worthCleaning() {
-        long live;
-        try {
-            live = db.getLongProperty(blocks, "rocksdb.estimate-num-keys") * SegmentLog.RECORD;
-        } catch (RocksDBException e) {
-            throw failure("estimate live blocks", e);
-        }
-        return segments.totalBytes() > 2 * live + 2 * segmentBytes;
-    }
-
-    /**
-     * Moves the live blocks of the oldest sealed segment to the active one, makes the
-     * move durable, then deletes the old segment. Returns false when no segment is sealed.
-     */
+    /** Cleans the oldest sealed segment now, whatever the garbage; false when none is sealed. */
     boolean cleanOldestSegment() {
-        List<Integer> sealed = segments.sealedSegments();
-        if (sealed.isEmpty()) {
-            return false;
-        }
-        int segment = sealed.get(0);
-        // Find and copy the live records without the lock: only the cleaner deletes segments.
-        List<SegmentLog.Record> live = new ArrayList<>();
-        ByteBuffer data = ByteBuffer.allocateDirect(MOVE_BATCH * BLOCK_SIZE);
-        segments.scan(segment, (record, block) -> {
-            if (isCurrent(record)) {
-                live.add(record);
-                data.put(block);
-                if (live.size() == MOVE_BATCH) {
-                    move(segment, live, data.flip());
-                    live.clear();
-                    data.clear();
-                }
-            }
-        });
-        move(segment, live, data.flip());
-        cleaning.writeLock().lock();
-        try {
-            sync();
-            segments.delete(segment);
-        } finally {
-            cleaning.writeLock().unlock();
-        }
-        return true;
-    }
-
-    /** Under the lock, moves those of {@code live} still current (a write may have replaced some meanwhile). */
-    private void move(int segment, List<SegmentLog.Record> live, ByteBuffer data) {
-        cleaning.writeLock().lock();
-        try (WriteBatch batch = new WriteBatch()) {
-            for (int i = 0; i < live.size(); i++) {
-                SegmentLog.Record record = live.get(i);
-                byte[] key = key(record.imageId(), record.block());
-                byte[] value = db.get(blocks, key);
-                if (value != null && record.location().equals(location(value))) {
-                    long version = ByteBuffer.wrap(value).getLong();
-                    ByteBuffer block = data.slice(i * BLOCK_SIZE, BLOCK_SIZE);
-                    batch.put(blocks, key, dataMeta(version, segments.append(record.imageId(), record.block(), version, block).get(0)));
-                }
-            }
-            db.write(asyncWrite, batch);
-        } catch (RocksDBException e) {
-            throw failure("move blocks out of segment " + segment, e);
-        } finally {
-            cleaning.writeLock().unlock();
-        }
-    }
-
-    /** True when the index still points at this record. */
-    private boolean isCurrent(SegmentLog.Record record) {
-        try {
-            byte[] value = db.get(blocks, key(record.imageId(), record.block()));
-            return value != null && record.location().equals(location(value));
-        } catch (RocksDBException e) {
-            throw failure("look up block " + record.block() + " of image " + record.imageId(), e);
-        }
+        return cleaner.cleanOldestSegment();
     }
 
     @Override
     public void close() {
-        cleaner.shutdownNow();
-        try {
-            if (!cleaner.awaitTermination(30, TimeUnit.SECONDS)) {
-                log.warn("segment cleaner did not stop within 30 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        cleaner.close();
         try {
             sync();
         } finally {
@@ -578,7 +477,7 @@ public final class RocksBlockStore implements BlockStore {
     }
 
 
-    private static HeliotropeException failure(String action, RocksDBException e) {
+    static HeliotropeException failure(String action, RocksDBException e) {
         return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "RocksDB failed to " + action + ": " + e.getMessage(), e);
     }
 

@@ -1,0 +1,154 @@
+package io.heliotrope.storage.rocksdb;
+
+import io.heliotrope.storage.segment.SegmentLog;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Segment cleaning for {@link RocksBlockStore}: once the segments hold over twice the
+ * live data, moves the live blocks of the oldest sealed segment to the active one,
+ * makes the move durable, then deletes the old segment. Runs on its own thread, once a
+ * second while there is work; moves take the store's lock exclusively, a batch at a time.
+ */
+final class SegmentCleaner implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(SegmentCleaner.class);
+    private static final int MOVE_BATCH = 256;
+
+    private final RocksDB db;
+    private final ColumnFamilyHandle blocks;
+    private final SegmentLog segments;
+    private final ReentrantReadWriteLock lock;
+    private final Runnable sync;
+    private final long segmentBytes;
+    private final WriteOptions asyncWrite = new WriteOptions();
+    private final ScheduledExecutorService executor;
+
+    SegmentCleaner(RocksDB db, ColumnFamilyHandle blocks, SegmentLog segments, ReentrantReadWriteLock lock, Runnable sync, long segmentBytes) {
+        this.db = requireNonNull(db, "db is null");
+        this.blocks = requireNonNull(blocks, "blocks is null");
+        this.segments = requireNonNull(segments, "segments is null");
+        this.lock = requireNonNull(lock, "lock is null");
+        this.sync = requireNonNull(sync, "sync is null");
+        this.segmentBytes = segmentBytes;
+        executor = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("segment-cleaner", true));
+        executor.scheduleWithFixedDelay(this::cleanWhileWorthIt, 1, 1, TimeUnit.SECONDS);
+    }
+
+    private void cleanWhileWorthIt() {
+        try {
+            while (worthCleaning() && cleanOldestSegment()) {
+                log.debug("cleaned a segment; {} bytes in segments now", segments.totalBytes());
+            }
+        } catch (RuntimeException e) {
+            log.error("segment cleaning failed; will try again", e);
+        }
+    }
+
+    /** True when the segments hold over twice the live data, plus two segments of slack. */
+    private boolean worthCleaning() {
+        long live;
+        try {
+            live = db.getLongProperty(blocks, "rocksdb.estimate-num-keys") * SegmentLog.RECORD;
+        } catch (RocksDBException e) {
+            throw RocksBlockStore.failure("estimate live blocks", e);
+        }
+        return segments.totalBytes() > 2 * live + 2 * segmentBytes;
+    }
+
+    /**
+     * Moves the live blocks of the oldest sealed segment to the active one, makes the
+     * move durable, then deletes the old segment. Returns false when no segment is sealed.
+     */
+    boolean cleanOldestSegment() {
+        List<Integer> sealed = segments.sealedSegments();
+        if (sealed.isEmpty()) {
+            return false;
+        }
+        int segment = sealed.get(0);
+        // Find and copy the live records without the lock: only the cleaner deletes segments.
+        List<SegmentLog.Record> live = new ArrayList<>();
+        ByteBuffer data = ByteBuffer.allocateDirect(MOVE_BATCH * SegmentLog.BLOCK);
+        segments.scan(segment, (record, block) -> {
+            if (isCurrent(record)) {
+                live.add(record);
+                data.put(block);
+                if (live.size() == MOVE_BATCH) {
+                    move(segment, live, data.flip());
+                    live.clear();
+                    data.clear();
+                }
+            }
+        });
+        move(segment, live, data.flip());
+        lock.writeLock().lock();
+        try {
+            sync.run();
+            segments.delete(segment);
+        } finally {
+            lock.writeLock().unlock();
+        }
+        return true;
+    }
+
+    /** Under the lock, moves those of {@code live} still current (a write may have replaced some meanwhile). */
+    private void move(int segment, List<SegmentLog.Record> live, ByteBuffer data) {
+        lock.writeLock().lock();
+        try (WriteBatch batch = new WriteBatch()) {
+            for (int i = 0; i < live.size(); i++) {
+                SegmentLog.Record record = live.get(i);
+                byte[] key = RocksBlockStore.key(record.imageId(), record.block());
+                byte[] value = db.get(blocks, key);
+                if (value != null && record.location().equals(RocksBlockStore.location(value))) {
+                    long version = ByteBuffer.wrap(value).getLong();
+                    ByteBuffer block = data.slice(i * SegmentLog.BLOCK, SegmentLog.BLOCK);
+                    batch.put(blocks, key, RocksBlockStore.dataMeta(version, segments.append(record.imageId(), record.block(), version, block).get(0)));
+                }
+            }
+            db.write(asyncWrite, batch);
+        } catch (RocksDBException e) {
+            throw RocksBlockStore.failure("move blocks out of segment " + segment, e);
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+
+    /** True when the index still points at this record. */
+    private boolean isCurrent(SegmentLog.Record record) {
+        try {
+            byte[] value = db.get(blocks, RocksBlockStore.key(record.imageId(), record.block()));
+            return value != null && record.location().equals(RocksBlockStore.location(value));
+        } catch (RocksDBException e) {
+            throw RocksBlockStore.failure("look up block " + record.block() + " of image " + record.imageId(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(30, TimeUnit.SECONDS)) {
+                log.warn("segment cleaner did not stop within 30 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            asyncWrite.close();
+        }
+    }
+}
