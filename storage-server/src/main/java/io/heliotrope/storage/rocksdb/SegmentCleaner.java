@@ -85,7 +85,7 @@ final class SegmentCleaner implements AutoCloseable {
         List<SegmentLog.Record> live = new ArrayList<>();
         ByteBuffer data = ByteBuffer.allocateDirect(MOVE_BATCH * SegmentLog.BLOCK);
         segments.scan(segment, (record, block) -> {
-            if (isCurrent(record)) {
+            if (currentValue(record) != null) {
                 live.add(record);
                 data.put(block);
                 if (live.size() == MOVE_BATCH) {
@@ -112,12 +112,12 @@ final class SegmentCleaner implements AutoCloseable {
         try (WriteBatch batch = new WriteBatch()) {
             for (int i = 0; i < live.size(); i++) {
                 SegmentLog.Record record = live.get(i);
-                byte[] key = RocksBlockStore.key(record.imageId(), record.block());
-                byte[] value = db.get(blocks, key);
-                if (value != null && record.location().equals(RocksBlockStore.location(value))) {
+                byte[] value = currentValue(record);
+                if (value != null) {
                     long version = ByteBuffer.wrap(value).getLong();
                     ByteBuffer block = data.slice(i * SegmentLog.BLOCK, SegmentLog.BLOCK);
-                    batch.put(blocks, key, RocksBlockStore.dataMeta(version, segments.append(record.imageId(), record.block(), version, block).get(0)));
+                    SegmentLog.Location moved = segments.append(record.imageId(), record.block(), version, block).get(0);
+                    batch.put(blocks, RocksBlockStore.key(record.imageId(), record.block()), RocksBlockStore.dataMeta(version, moved));
                 }
             }
             db.write(asyncWrite, batch);
@@ -128,11 +128,11 @@ final class SegmentCleaner implements AutoCloseable {
         }
     }
 
-    /** True when the index still points at this record. */
-    private boolean isCurrent(SegmentLog.Record record) {
+    /** The record's index entry while the index still points at this record, else null. */
+    private byte[] currentValue(SegmentLog.Record record) {
         try {
             byte[] value = db.get(blocks, RocksBlockStore.key(record.imageId(), record.block()));
-            return value != null && record.location().equals(RocksBlockStore.location(value));
+            return value != null && record.location().equals(RocksBlockStore.location(value)) ? value : null;
         } catch (RocksDBException e) {
             throw RocksBlockStore.failure("look up block " + record.block() + " of image " + record.imageId(), e);
         }
