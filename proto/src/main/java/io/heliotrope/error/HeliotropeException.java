@@ -35,4 +35,14 @@ public class HeliotropeException extends RuntimeException {
         }
         return current;
     }
+
+    /** The first line of the message of the deepest cause: what actually went wrong, for a one-line report. */
+    public static String rootMessage(Throwable throwable) {
+        Throwable root = throwable;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() == null ? root.toString() : root.getMessage();
+        return message.lines().findFirst().orElse(message);
+    }
 }

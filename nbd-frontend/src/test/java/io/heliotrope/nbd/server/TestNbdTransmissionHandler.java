@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -90,18 +91,12 @@ class TestNbdTransmissionHandler {
                 long handle = bytes.readLong();
                 byte[] payload = new byte[bytes.readInt()];
                 bytes.readBytes(payload);
-                int error = type == REPLY_TYPE_ERROR ? ByteBufView.intAt(payload, 0) : 0;
+                int error = type == REPLY_TYPE_ERROR ? ByteBuffer.wrap(payload).getInt() : 0;
                 replies.add(new Reply(handle, type, error, payload));
             }
         }
         bytes.release();
         return replies;
-    }
-
-    private static final class ByteBufView {
-        static int intAt(byte[] bytes, int at) {
-            return java.nio.ByteBuffer.wrap(bytes).getInt(at);
-        }
     }
 
     @Test
@@ -128,7 +123,7 @@ class TestNbdTransmissionHandler {
         assertThat(replies.get(0).error()).isZero();
         Reply read = replies.get(1);
         assertThat(read.type()).isEqualTo(REPLY_TYPE_OFFSET_DATA);
-        assertThat(java.nio.ByteBuffer.wrap(read.payload()).getLong()).isEqualTo(4097);
+        assertThat(ByteBuffer.wrap(read.payload()).getLong()).isEqualTo(4097);
         assertThat(Arrays.copyOfRange(read.payload(), 8, read.payload().length)).isEqualTo(data);
         assertThat(capable.flushes()).isZero();
     }
@@ -190,7 +185,7 @@ class TestNbdTransmissionHandler {
         send(0, NbdCommand.BLOCK_STATUS, 3, 0, 16384, null);
         send(CMD_FLAG_REQ_ONE, NbdCommand.BLOCK_STATUS, 4, 4096, 16384, null);
         List<Reply> replies = replies(0);
-        java.nio.ByteBuffer status = java.nio.ByteBuffer.wrap(replies.get(2).payload());
+        ByteBuffer status = ByteBuffer.wrap(replies.get(2).payload());
         assertThat(replies.get(2).type()).isEqualTo(REPLY_TYPE_BLOCK_STATUS);
         assertThat(status.getInt()).isEqualTo(BASE_ALLOCATION_ID);
         assertThat(new int[] {status.getInt(), status.getInt(), status.getInt(), status.getInt(), status.getInt(), status.getInt()})

@@ -8,6 +8,7 @@ import io.heliotrope.storage.image.ImageExports;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -57,7 +58,7 @@ public final class ImageManager {
         return new ImageStatus(info, store.usage(info.id()));
     }
 
-    private <T> CompletableFuture<T> async(java.util.function.Supplier<T> action) {
+    private <T> CompletableFuture<T> async(Supplier<T> action) {
         return CompletableFuture.supplyAsync(action, executor);
     }
 }

@@ -48,11 +48,6 @@ public final class ImageExports implements ExportCatalog {
     }
 
     @Override
-    public boolean exists(String name) {
-        return store.listImages().stream().anyMatch(image -> image.name().equals(name));
-    }
-
-    @Override
     public CompletableFuture<BlockDevice> open(String name) {
         return CompletableFuture.supplyAsync(() -> openNow(name), executor);
     }

@@ -1,6 +1,7 @@
 package io.heliotrope.storage.server;
 
 import io.grpc.Status;
+import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,7 +27,7 @@ public final class GrpcErrors {
             case PEER_UNAVAILABLE, SHUTTING_DOWN -> Status.UNAVAILABLE;
             case STORAGE_FAILURE -> Status.INTERNAL;
         };
-        if (e.code().kind() == io.heliotrope.error.ErrorCode.Kind.INTERNAL) {
+        if (e.code().kind() == ErrorCode.Kind.INTERNAL) {
             log.error("internal error", e);
         }
         return status.withDescription(e.getMessage());

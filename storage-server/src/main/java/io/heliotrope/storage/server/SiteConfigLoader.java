@@ -40,7 +40,7 @@ public final class SiteConfigLoader {
             return MAPPER.treeToValue(tree, SiteConfig.class);
         } catch (IOException | IllegalArgumentException e) {
             String where = file == null ? "command line" : file.toString();
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid site configuration (" + where + "): " + rootMessage(e), e);
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid site configuration (" + where + "): " + HeliotropeException.rootMessage(e), e);
         }
     }
 
@@ -52,14 +52,5 @@ public final class SiteConfigLoader {
             throw new IllegalArgumentException(file + " must hold a YAML mapping");
         }
         return object;
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        String message = root.getMessage() == null ? root.toString() : root.getMessage();
-        return message.lines().findFirst().orElse(message);
     }
 }

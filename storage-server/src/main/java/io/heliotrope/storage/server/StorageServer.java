@@ -73,7 +73,7 @@ public final class StorageServer implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             close();
             throw e instanceof HeliotropeException h ? h
-                    : new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot start site " + config.site() + ": " + describe(e), e);
+                    : new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot start site " + config.site() + ": " + HeliotropeException.rootMessage(e), e);
         }
         log.info("site {}: NBD on {}, gRPC on port {}, metrics on port {}, store {}",
                 config.site(), nbd.localAddress(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
@@ -104,14 +104,6 @@ public final class StorageServer implements AutoCloseable {
                 log.warn("site {}: error while stopping", config.site(), e);
             }
         }
-    }
-
-    private static String describe(Exception e) {
-        Throwable root = e;
-        while (root.getCause() != null) {
-            root = root.getCause();
-        }
-        return root.getMessage() == null ? root.toString() : root.getMessage();
     }
 
     private static void shutdown(ExecutorService executor) throws InterruptedException {
