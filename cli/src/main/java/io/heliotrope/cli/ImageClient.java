@@ -3,9 +3,9 @@ package io.heliotrope.cli;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageRequest;
@@ -87,25 +87,11 @@ final class ImageClient implements AutoCloseable {
     }
 
     HeliotropeException translate(Throwable failure) {
-        if (!(failure instanceof StatusRuntimeException e)) {
-            return failure instanceof HeliotropeException h ? h
-                    : new HeliotropeException(ErrorCode.STORAGE_FAILURE, "request to " + target + " failed: " + failure, failure);
+        HeliotropeException e = GrpcErrors.toException(failure, target);
+        if (e.code() == ErrorCode.PEER_UNAVAILABLE && e.getCause() instanceof StatusRuntimeException) {
+            return new HeliotropeException(e.code(), e.getMessage() + "; is `helio serve` running there?", e);
         }
-        Status status = e.getStatus();
-        String description = status.getDescription() == null ? status.getCode().name() : status.getDescription();
-        ErrorCode code = switch (status.getCode()) {
-            case NOT_FOUND -> ErrorCode.IMAGE_NOT_FOUND;
-            case ALREADY_EXISTS -> ErrorCode.IMAGE_EXISTS;
-            case FAILED_PRECONDITION -> ErrorCode.IMAGE_IN_USE;
-            case INVALID_ARGUMENT -> ErrorCode.INVALID_ARGUMENT;
-            case OUT_OF_RANGE -> ErrorCode.OUT_OF_RANGE;
-            case UNAVAILABLE, DEADLINE_EXCEEDED -> ErrorCode.PEER_UNAVAILABLE;
-            default -> ErrorCode.STORAGE_FAILURE;
-        };
-        if (code == ErrorCode.PEER_UNAVAILABLE) {
-            description = "cannot reach a Heliotrope site at " + target + " (" + description + "); is `helio serve` running there?";
-        }
-        return new HeliotropeException(code, description, e);
+        return e;
     }
 
     private ImageServiceGrpc.ImageServiceBlockingStub blocking() {

@@ -45,7 +45,7 @@ class HelioCliIT {
         Tools.Result result = helio("image", "ls", "--server", "127.0.0.1:1");
 
         assertOneLineUserError(result);
-        assertThat(result.stderr()).contains("cannot reach a Heliotrope site at 127.0.0.1:1");
+        assertThat(result.stderr()).contains("cannot reach 127.0.0.1:1");
     }
 
     @Test

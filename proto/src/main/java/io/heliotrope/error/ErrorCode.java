@@ -11,6 +11,13 @@ public enum ErrorCode {
     IMAGE_EXISTS(Kind.CONFLICT),
     IMAGE_IN_USE(Kind.CONFLICT),
     READ_ONLY(Kind.USER),
+    SITE_NOT_FOUND(Kind.USER),
+    /** Another site holds the image's write lease. */
+    LEASE_HELD(Kind.CONFLICT),
+    /** The caller's lease epoch is no longer current: it was fenced, expired or released. */
+    STALE_LEASE(Kind.CONFLICT),
+    /** The block's current version is held by another site and this site has no copy of it. */
+    BLOCK_NOT_LOCAL(Kind.RETRYABLE),
     PEER_UNAVAILABLE(Kind.RETRYABLE),
     SHUTTING_DOWN(Kind.RETRYABLE),
     STORAGE_FAILURE(Kind.INTERNAL);

@@ -11,11 +11,11 @@ public final class NbdErrors {
         Throwable cause = HeliotropeException.unwrap(failure);
         if (cause instanceof HeliotropeException e) {
             return switch (e.code()) {
-                case INVALID_ARGUMENT, IMAGE_NOT_FOUND -> NbdError.EINVAL;
+                case INVALID_ARGUMENT, IMAGE_NOT_FOUND, SITE_NOT_FOUND -> NbdError.EINVAL;
                 case OUT_OF_RANGE -> NbdError.ENOSPC;
-                case READ_ONLY, IMAGE_EXISTS, IMAGE_IN_USE -> NbdError.EPERM;
+                case READ_ONLY, IMAGE_EXISTS, IMAGE_IN_USE, LEASE_HELD -> NbdError.EPERM;
                 case SHUTTING_DOWN -> NbdError.ESHUTDOWN;
-                case PEER_UNAVAILABLE, STORAGE_FAILURE -> NbdError.EIO;
+                case PEER_UNAVAILABLE, STORAGE_FAILURE, STALE_LEASE, BLOCK_NOT_LOCAL -> NbdError.EIO;
             };
         }
         if (cause instanceof UnsupportedOperationException) {

@@ -2,6 +2,7 @@ package io.heliotrope.storage.server;
 
 import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
@@ -112,7 +113,7 @@ final class ImageExport {
 
     private synchronized void fail(Throwable failure) {
         if (!finished) {
-            call.onError(GrpcErrors.toStatus(failure).asRuntimeException());
+            call.onError(GrpcErrors.toStatus(failure));
             finish();
         }
     }

@@ -2,6 +2,7 @@ package io.heliotrope.storage.server;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageResponse;
@@ -70,7 +71,7 @@ public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBas
     private static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toProto, StreamObserver<R> observer) {
         future.whenComplete((value, failure) -> {
             if (failure != null) {
-                observer.onError(GrpcErrors.toStatus(failure).asRuntimeException());
+                observer.onError(GrpcErrors.toStatus(failure));
             } else {
                 observer.onNext(toProto.apply(value));
                 observer.onCompleted();

@@ -3,6 +3,7 @@ package io.heliotrope.storage.server;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.proto.storage.v1.Extent;
@@ -107,7 +108,7 @@ final class ImageImport implements StreamObserver<WriteBlocksRequest> {
     private synchronized void fail(Throwable failure) {
         if (!failed) {
             failed = true;
-            call.onError(GrpcErrors.toStatus(failure).asRuntimeException());
+            call.onError(GrpcErrors.toStatus(failure));
             closeDevice();
         }
     }
