@@ -2,6 +2,7 @@ package io.heliotrope.storage;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The data store of a site: images made of {@value #BLOCK_SIZE}-byte blocks, each
@@ -48,8 +49,35 @@ public interface BlockStore extends AutoCloseable {
     /** The state of each block in the range, as runs in block order covering all of it. */
     List<BlockRun> allocation(long imageId, long firstBlock, long count);
 
+    /** Zero markers of {@code version} on exactly these blocks, whatever state they are in. */
+    void zeroBlocks(long imageId, long[] blocks, long version, boolean sync);
+
     /** Makes every completed write durable. */
     void sync();
+
+    /**
+     * Blocks written or zeroed here and not yet flushed to the controller, in block
+     * order. Every write and zero records its blocks as dirty in the same atomic batch.
+     */
+    List<BlockVersion> dirtyBlocks(long imageId);
+
+    /** Forgets dirty entries that still hold these versions; a block written again since stays dirty. */
+    void markFlushed(long imageId, List<BlockVersion> flushed);
+
+    /** Calls {@code visitor} for every block that is not unwritten, in block order. */
+    void forEachBlock(long imageId, Consumer<BlockVersion> visitor);
+
+    /** The metaSeq of the cached global metadata of an image (0: none cached). */
+    long viewSeq(long imageId);
+
+    /** Calls {@code visitor} for every cached global entry of an image, in block order. */
+    void forEachViewEntry(long imageId, Consumer<GlobalBlock> visitor);
+
+    /**
+     * Applies global metadata up to {@code metaSeq}, replacing what is cached when
+     * {@code replace}; later entries for a block win.
+     */
+    void applyView(long imageId, long metaSeq, boolean replace, List<GlobalBlock> entries);
 
     @Override
     void close();
@@ -64,4 +92,14 @@ public interface BlockStore extends AutoCloseable {
     }
 
     record ImageUsage(long dataBlocks, long zeroBlocks) {}
+
+    /** A block's local version and state. */
+    record BlockVersion(long block, long version, BlockState state) {}
+
+    /** A block's latest committed version and the site that holds it; a null holder is a zero marker. */
+    record GlobalBlock(long block, long version, String holder) {
+        public boolean zero() {
+            return holder == null;
+        }
+    }
 }

@@ -4,12 +4,16 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.BlockRun;
 import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -151,5 +155,52 @@ public abstract class AbstractTestBlockStore {
         long first = store.beginSession(image.id());
         long second = store.beginSession(image.id());
         assertThat(second).isGreaterThan(first).isGreaterThan(0);
+    }
+
+    @Test
+    void tracksDirtyBlocksUntilTheirVersionIsFlushed() {
+        ImageInfo image = store.createImage("dirty", 8 * BLOCK_SIZE);
+        store.write(image.id(), 1, blocks(3, 1, false), 1, false);
+        store.zero(image.id(), 2, 1, 2, false);
+        List<BlockVersion> flushed = store.dirtyBlocks(image.id());
+        assertThat(flushed).containsExactly(
+                new BlockVersion(1, 1, BlockState.DATA), new BlockVersion(2, 2, BlockState.ZERO), new BlockVersion(3, 1, BlockState.DATA));
+
+        store.write(image.id(), 3, blocks(1, 9, false), 3, false);
+        store.markFlushed(image.id(), flushed);
+
+        assertThat(store.dirtyBlocks(image.id())).containsExactly(new BlockVersion(3, 3, BlockState.DATA));
+    }
+
+    @Test
+    void zeroBlocksMarksExactlyTheGivenBlocksEvenUnwrittenOnes() {
+        ImageInfo image = store.createImage("marks", 8 * BLOCK_SIZE);
+        store.write(image.id(), 0, blocks(1, 5, false), 1, false);
+        store.zeroBlocks(image.id(), new long[] {0, 6}, 2, true);
+
+        List<BlockVersion> visited = new ArrayList<>();
+        store.forEachBlock(image.id(), visited::add);
+        assertThat(visited).containsExactly(new BlockVersion(0, 2, BlockState.ZERO), new BlockVersion(6, 2, BlockState.ZERO));
+        assertThat(store.dirtyBlocks(image.id())).isEqualTo(visited);
+        assertThat(read(image.id(), 0, 8, false)).containsOnly(0);
+    }
+
+    @Test
+    void cachesTheGlobalViewUpToItsMetaSeq() {
+        ImageInfo image = store.createImage("view", 8 * BLOCK_SIZE);
+        assertThat(store.viewSeq(image.id())).isZero();
+        store.applyView(image.id(), 3, false, List.of(new GlobalBlock(4, 7, "east"), new GlobalBlock(1, 5, null), new GlobalBlock(4, 8, "west")));
+        assertThat(viewOf(image.id())).containsExactly(new GlobalBlock(1, 5, null), new GlobalBlock(4, 8, "west"));
+        assertThat(store.viewSeq(image.id())).isEqualTo(3);
+
+        store.applyView(image.id(), 9, true, List.of(new GlobalBlock(2, 1, "east")));
+        assertThat(viewOf(image.id())).containsExactly(new GlobalBlock(2, 1, "east"));
+        assertThat(store.viewSeq(image.id())).isEqualTo(9);
+    }
+
+    protected List<GlobalBlock> viewOf(long imageId) {
+        List<GlobalBlock> entries = new ArrayList<>();
+        store.forEachViewEntry(imageId, entries::add);
+        return entries;
     }
 }

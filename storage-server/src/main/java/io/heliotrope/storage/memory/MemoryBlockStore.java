@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.function.Consumer;
 
 import static io.heliotrope.storage.ImageNames.checkName;
 import static io.heliotrope.storage.ImageNames.checkSize;
@@ -35,6 +37,9 @@ public final class MemoryBlockStore implements BlockStore {
         private long epoch;
         private long[] versions;
         private byte[][] data;
+        private final ConcurrentSkipListMap<Long, BlockVersion> dirty = new ConcurrentSkipListMap<>();
+        private final TreeMap<Long, GlobalBlock> view = new TreeMap<>();
+        private long viewSeq;
 
         MemoryImage(ImageInfo info) {
             this.info = info;
@@ -85,6 +90,8 @@ public final class MemoryBlockStore implements BlockStore {
         int blocks = Math.toIntExact(image.info.blockCount());
         image.versions = Arrays.copyOf(image.versions, blocks);
         image.data = Arrays.copyOf(image.data, blocks);
+        image.dirty.tailMap((long) blocks).clear();
+        image.view.tailMap((long) blocks).clear();
         return image.info;
     }
 
@@ -131,6 +138,7 @@ public final class MemoryBlockStore implements BlockStore {
             source.get(block);
             image.data[index] = block;
             image.versions[index] = version;
+            image.dirty.put((long) index, new BlockVersion(index, version, BlockState.DATA));
         }
     }
 
@@ -139,10 +147,69 @@ public final class MemoryBlockStore implements BlockStore {
         MemoryImage image = byId(imageId);
         for (int index = (int) firstBlock; index < firstBlock + count; index++) {
             if (image.data[index] != null) {
-                image.data[index] = null;
-                image.versions[index] = version;
+                markZero(image, index, version);
             }
         }
+    }
+
+    @Override
+    public void zeroBlocks(long imageId, long[] blocks, long version, boolean sync) {
+        MemoryImage image = byId(imageId);
+        for (long block : blocks) {
+            markZero(image, (int) block, version);
+        }
+    }
+
+    private static void markZero(MemoryImage image, int index, long version) {
+        image.data[index] = null;
+        image.versions[index] = version;
+        image.dirty.put((long) index, new BlockVersion(index, version, BlockState.ZERO));
+    }
+
+    @Override
+    public List<BlockVersion> dirtyBlocks(long imageId) {
+        return List.copyOf(byId(imageId).dirty.values());
+    }
+
+    @Override
+    public void markFlushed(long imageId, List<BlockVersion> flushed) {
+        MemoryImage image = byId(imageId);
+        for (BlockVersion entry : flushed) {
+            image.dirty.remove(entry.block(), entry);
+        }
+    }
+
+    @Override
+    public void forEachBlock(long imageId, Consumer<BlockVersion> visitor) {
+        MemoryImage image = byId(imageId);
+        for (int i = 0; i < image.versions.length; i++) {
+            BlockState state = state(image, i);
+            if (state != BlockState.UNWRITTEN) {
+                visitor.accept(new BlockVersion(i, image.versions[i], state));
+            }
+        }
+    }
+
+    @Override
+    public synchronized long viewSeq(long imageId) {
+        return byId(imageId).viewSeq;
+    }
+
+    @Override
+    public synchronized void forEachViewEntry(long imageId, Consumer<GlobalBlock> visitor) {
+        byId(imageId).view.values().forEach(visitor);
+    }
+
+    @Override
+    public synchronized void applyView(long imageId, long metaSeq, boolean replace, List<GlobalBlock> entries) {
+        MemoryImage image = byId(imageId);
+        if (replace) {
+            image.view.clear();
+        }
+        for (GlobalBlock entry : entries) {
+            image.view.put(entry.block(), entry);
+        }
+        image.viewSeq = metaSeq;
     }
 
     @Override

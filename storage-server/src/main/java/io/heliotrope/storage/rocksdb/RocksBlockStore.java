@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 
 import static io.heliotrope.storage.ImageNames.checkName;
 import static io.heliotrope.storage.ImageNames.checkSize;
@@ -44,7 +45,11 @@ import static java.util.Objects.requireNonNull;
  *   <li>{@code images}: name to {@code id | size | created | epoch};</li>
  *   <li>{@code blocks}: {@code imageId(8) | block(8)} big-endian to {@code version(8) | state(1)},
  *   followed for data blocks by {@code segment(4) | offset(8) | crc32c(4)}: the local metadata;</li>
- *   <li>default: counters.</li>
+ *   <li>{@code dirty}: same key to {@code version(8) | state(1)} for blocks not yet flushed to the controller,
+ *   written in the same batch as the block;</li>
+ *   <li>{@code view}: same key to {@code version(8) | holder} (UTF-8, empty for a zero marker): the cached
+ *   global metadata;</li>
+ *   <li>default: counters and each image's view metaSeq.</li>
  * </ul>
  * A write appends its data to the segment log first, then commits the index entries in
  * one {@link WriteBatch}: an index entry never points at data not yet written, and a
@@ -57,6 +62,7 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     private static final byte[] NEXT_IMAGE_ID = "next-image-id".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] VIEW_SEQ = "view-seq:".getBytes(StandardCharsets.UTF_8);
     private static final byte STATE_DATA = 1;
     private static final byte STATE_ZERO = 2;
     private static final int KEY = 16;
@@ -69,6 +75,8 @@ public final class RocksBlockStore implements BlockStore {
     private final RocksDB db;
     private final ColumnFamilyHandle images;
     private final ColumnFamilyHandle blocks;
+    private final ColumnFamilyHandle dirty;
+    private final ColumnFamilyHandle view;
     private final SegmentLog segments;
     /** Shared by reads and writes; the cleaner takes it exclusively to move data. */
     private final ReentrantReadWriteLock cleaning = new ReentrantReadWriteLock();
@@ -107,13 +115,17 @@ public final class RocksBlockStore implements BlockStore {
             List<ColumnFamilyDescriptor> descriptors = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, small),
                     new ColumnFamilyDescriptor(bytes("images"), small),
-                    new ColumnFamilyDescriptor(bytes("blocks"), small));
+                    new ColumnFamilyDescriptor(bytes("blocks"), small),
+                    new ColumnFamilyDescriptor(bytes("dirty"), small),
+                    new ColumnFamilyDescriptor(bytes("view"), small));
             List<ColumnFamilyHandle> handles = new ArrayList<>();
             db = RocksDB.open(options, directory.resolve("index").toString(), descriptors, handles);
             handles.forEach(this::track);
             counters = handles.get(0);
             images = handles.get(1);
             blocks = handles.get(2);
+            dirty = handles.get(3);
+            view = handles.get(4);
             segments = track(new SegmentLog(directory.resolve("segments"), segmentBytes));
             loadCatalog();
             asyncWrite = track(new WriteOptions());
@@ -168,7 +180,10 @@ public final class RocksBlockStore implements BlockStore {
             long id = image(name).id();
             try (WriteBatch batch = new WriteBatch()) {
                 batch.delete(images, bytes(name));
-                batch.deleteRange(blocks, key(id, 0), key(id + 1, 0));
+                batch.delete(counters, viewSeqKey(id));
+                for (ColumnFamilyHandle family : List.of(blocks, dirty, view)) {
+                    batch.deleteRange(family, key(id, 0), key(id + 1, 0));
+                }
                 db.write(syncWrite, batch);
             } catch (RocksDBException e) {
                 throw failure("delete image " + name, e);
@@ -189,7 +204,9 @@ public final class RocksBlockStore implements BlockStore {
             ImageInfo resized = new ImageInfo(old.id(), old.name(), sizeBytes, old.created());
             try (WriteBatch batch = new WriteBatch()) {
                 if (sizeBytes < old.sizeBytes()) {
-                    batch.deleteRange(blocks, key(old.id(), resized.blockCount()), key(old.id() + 1, 0));
+                    for (ColumnFamilyHandle family : List.of(blocks, dirty, view)) {
+                        batch.deleteRange(family, key(old.id(), resized.blockCount()), key(old.id() + 1, 0));
+                    }
                 }
                 ImageRecord updated = new ImageRecord(resized, record.epoch());
                 batch.put(images, bytes(name), updated.encode());
@@ -204,20 +221,9 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public ImageUsage usage(long imageId) {
-        long dataBlocks = 0;
-        long zeroBlocks = 0;
-        try (Slice upper = new Slice(key(imageId + 1, 0));
-                ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
-                RocksIterator iterator = db.newIterator(blocks, options)) {
-            for (iterator.seek(key(imageId, 0)); iterator.isValid(); iterator.next()) {
-                if (iterator.value()[8] == STATE_DATA) {
-                    dataBlocks++;
-                } else {
-                    zeroBlocks++;
-                }
-            }
-        }
-        return new ImageUsage(dataBlocks, zeroBlocks);
+        long[] counts = new long[2];
+        scan(blocks, imageId, (block, value) -> counts[value[8] == STATE_DATA ? 0 : 1]++);
+        return new ImageUsage(counts[0], counts[1]);
     }
 
     @Override
@@ -309,8 +315,11 @@ public final class RocksBlockStore implements BlockStore {
         cleaning.readLock().lock();
         try (WriteBatch batch = new WriteBatch()) {
             List<SegmentLog.Location> locations = segments.append(imageId, firstBlock, version, source);
+            byte[] dirtyMeta = meta(version, STATE_DATA);
             for (int i = 0; i < locations.size(); i++) {
-                batch.put(blocks, key(imageId, firstBlock + i), dataMeta(version, locations.get(i)));
+                byte[] key = key(imageId, firstBlock + i);
+                batch.put(blocks, key, dataMeta(version, locations.get(i)));
+                batch.put(dirty, key, dirtyMeta);
             }
             if (sync) {
                 segments.sync();
@@ -341,6 +350,7 @@ public final class RocksBlockStore implements BlockStore {
                     for (long n = 0; n < MAX_BATCH_BLOCKS && iterator.isValid(); iterator.next(), n++) {
                         if (iterator.value()[8] == STATE_DATA) {
                             batch.put(blocks, iterator.key(), meta);
+                            batch.put(dirty, iterator.key(), meta);
                         }
                     }
                     db.write(asyncWrite, batch);
@@ -354,6 +364,115 @@ public final class RocksBlockStore implements BlockStore {
         } finally {
             cleaning.readLock().unlock();
         }
+    }
+
+    @Override
+    public void zeroBlocks(long imageId, long[] blockIndexes, long version, boolean sync) {
+        byte[] meta = meta(version, STATE_ZERO);
+        cleaning.readLock().lock();
+        try (WriteBatch batch = new WriteBatch()) {
+            for (long block : blockIndexes) {
+                batch.put(blocks, key(imageId, block), meta);
+                batch.put(dirty, key(imageId, block), meta);
+            }
+            db.write(asyncWrite, batch);
+            if (sync) {
+                sync();
+            }
+        } catch (RocksDBException e) {
+            throw failure("zero blocks of image " + imageId, e);
+        } finally {
+            cleaning.readLock().unlock();
+        }
+    }
+
+    @Override
+    public List<BlockVersion> dirtyBlocks(long imageId) {
+        List<BlockVersion> entries = new ArrayList<>();
+        scan(dirty, imageId, (block, value) -> entries.add(blockVersion(block, value)));
+        return entries;
+    }
+
+    @Override
+    public void markFlushed(long imageId, List<BlockVersion> flushed) {
+        // Exclusive, so no write slips in between the comparison and the delete.
+        cleaning.writeLock().lock();
+        try (WriteBatch batch = new WriteBatch()) {
+            for (BlockVersion entry : flushed) {
+                byte[] key = key(imageId, entry.block());
+                byte[] value = db.get(dirty, read, key);
+                if (value != null && blockVersion(entry.block(), value).equals(entry)) {
+                    batch.delete(dirty, key);
+                }
+            }
+            db.write(asyncWrite, batch);
+        } catch (RocksDBException e) {
+            throw failure("mark blocks of image " + imageId + " flushed", e);
+        } finally {
+            cleaning.writeLock().unlock();
+        }
+    }
+
+    @Override
+    public void forEachBlock(long imageId, Consumer<BlockVersion> visitor) {
+        scan(blocks, imageId, (block, value) -> visitor.accept(blockVersion(block, value)));
+    }
+
+    @Override
+    public long viewSeq(long imageId) {
+        try {
+            byte[] value = db.get(counters, viewSeqKey(imageId));
+            return value == null ? 0 : ByteBuffer.wrap(value).getLong();
+        } catch (RocksDBException e) {
+            throw failure("read the view of image " + imageId, e);
+        }
+    }
+
+    @Override
+    public void forEachViewEntry(long imageId, Consumer<GlobalBlock> visitor) {
+        scan(view, imageId, (block, value) -> {
+            String holder = new String(value, 8, value.length - 8, StandardCharsets.UTF_8);
+            visitor.accept(new GlobalBlock(block, ByteBuffer.wrap(value).getLong(), holder.isEmpty() ? null : holder));
+        });
+    }
+
+    @Override
+    public void applyView(long imageId, long metaSeq, boolean replace, List<GlobalBlock> entries) {
+        try (WriteBatch batch = new WriteBatch()) {
+            if (replace) {
+                batch.deleteRange(view, key(imageId, 0), key(imageId + 1, 0));
+            }
+            for (GlobalBlock entry : entries) {
+                byte[] holder = entry.zero() ? new byte[0] : bytes(entry.holder());
+                batch.put(view, key(imageId, entry.block()), ByteBuffer.allocate(8 + holder.length).putLong(entry.version()).put(holder).array());
+            }
+            batch.put(counters, viewSeqKey(imageId), longBytes(metaSeq));
+            db.write(syncWrite, batch);
+        } catch (RocksDBException e) {
+            throw failure("update the view of image " + imageId, e);
+        }
+    }
+
+    private interface EntryVisitor {
+        void visit(long block, byte[] value);
+    }
+
+    private void scan(ColumnFamilyHandle family, long imageId, EntryVisitor visitor) {
+        try (Slice upper = new Slice(key(imageId + 1, 0));
+                ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
+                RocksIterator iterator = db.newIterator(family, options)) {
+            for (iterator.seek(key(imageId, 0)); iterator.isValid(); iterator.next()) {
+                visitor.visit(ByteBuffer.wrap(iterator.key()).getLong(8), iterator.value());
+            }
+        }
+    }
+
+    private static BlockVersion blockVersion(long block, byte[] value) {
+        return new BlockVersion(block, ByteBuffer.wrap(value).getLong(), value[8] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
+    }
+
+    private static byte[] viewSeqKey(long imageId) {
+        return ByteBuffer.allocate(VIEW_SEQ.length + 8).put(VIEW_SEQ).putLong(imageId).array();
     }
 
     @Override
@@ -406,7 +525,7 @@ public final class RocksBlockStore implements BlockStore {
     /** A RocksDB property summed over the column families, for metrics. */
     public long longProperty(String property) {
         long total = 0;
-        for (ColumnFamilyHandle handle : List.of(counters, images, blocks)) {
+        for (ColumnFamilyHandle handle : List.of(counters, images, blocks, dirty, view)) {
             try {
                 total += db.getLongProperty(handle, property);
             } catch (RocksDBException e) {

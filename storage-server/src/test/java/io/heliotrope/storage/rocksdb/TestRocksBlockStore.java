@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,6 +27,7 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
         long epoch = store.beginSession(image.id());
         store.write(image.id(), 1, blocks(2, 3, true), epoch << 32 | 1, false);
         store.zero(image.id(), 2, 1, epoch << 32 | 2, false);
+        store.applyView(image.id(), 4, false, List.of(new BlockStore.GlobalBlock(3, 1, "east")));
         store.close();
 
         store = createStore();
@@ -35,5 +37,8 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
         assertThat(store.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(1, 1));
         assertThat(store.beginSession(image.id())).isGreaterThan(epoch);
         assertThat(store.createImage("next", BLOCK_SIZE).id()).isGreaterThan(image.id());
+        assertThat(store.dirtyBlocks(image.id())).hasSize(2);
+        assertThat(viewOf(image.id())).containsExactly(new BlockStore.GlobalBlock(3, 1, "east"));
+        assertThat(store.viewSeq(image.id())).isEqualTo(4);
     }
 }
