@@ -83,7 +83,20 @@ public interface BlockStore extends AutoCloseable {
     void close();
 
     /** A run of blocks in one state. */
-    record BlockRun(long firstBlock, long count, BlockState state) {}
+    record BlockRun(long firstBlock, long count, BlockState state) {
+        /** Adds blocks after the last run of {@code runs}, extending it when the state is the same. */
+        public static void append(List<BlockRun> runs, long first, long count, BlockState state) {
+            if (count == 0) {
+                return;
+            }
+            int last = runs.size() - 1;
+            if (last >= 0 && runs.get(last).state() == state) {
+                runs.set(last, new BlockRun(runs.get(last).firstBlock(), runs.get(last).count() + count, state));
+            } else {
+                runs.add(new BlockRun(first, count, state));
+            }
+        }
+    }
 
     enum BlockState {
         UNWRITTEN,

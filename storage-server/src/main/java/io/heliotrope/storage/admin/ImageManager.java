@@ -1,5 +1,7 @@
 package io.heliotrope.storage.admin;
 
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
@@ -19,15 +21,21 @@ public final class ImageManager {
     private final BlockStore store;
     private final ImageExports exports;
     private final Executor executor;
+    private final String controller;
 
-    public ImageManager(BlockStore store, ImageExports exports, Executor executor) {
+    /** @param controller the controller that owns the catalog, or null when this site owns it */
+    public ImageManager(BlockStore store, ImageExports exports, Executor executor, String controller) {
         this.store = requireNonNull(store, "store is null");
         this.exports = requireNonNull(exports, "exports is null");
         this.executor = requireNonNull(executor, "executor is null");
+        this.controller = controller;
     }
 
     public CompletableFuture<ImageStatus> create(String name, long sizeBytes) {
-        return async(() -> status(store.createImage(name, sizeBytes)));
+        return async(() -> {
+            checkOwnCatalog("create");
+            return status(store.createImage(name, sizeBytes));
+        });
     }
 
     public CompletableFuture<List<ImageStatus>> list() {
@@ -40,18 +48,29 @@ public final class ImageManager {
 
     public CompletableFuture<Void> delete(String name) {
         return async(() -> exports.whileClosed(name, () -> {
+            checkOwnCatalog("remove");
             store.deleteImage(name);
             return null;
         }));
     }
 
     public CompletableFuture<ImageStatus> resize(String name, long sizeBytes) {
-        return async(() -> exports.whileClosed(name, () -> status(store.resizeImage(name, sizeBytes))));
+        return async(() -> exports.whileClosed(name, () -> {
+            checkOwnCatalog("resize");
+            return status(store.resizeImage(name, sizeBytes));
+        }));
     }
 
     /** Opens an image as a device for bulk transfer; the caller closes it. */
     public CompletableFuture<BlockDevice> open(String name) {
         return exports.open(name);
+    }
+
+    private void checkOwnCatalog(String action) {
+        if (controller != null) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "this site's images belong to the controller at " + controller
+                    + "; " + action + " them there (helio image " + (action.equals("remove") ? "rm" : action) + " --controller " + controller + ")");
+        }
     }
 
     private ImageStatus status(ImageInfo info) {

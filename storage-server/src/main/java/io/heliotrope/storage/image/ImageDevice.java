@@ -1,15 +1,21 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockRun;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
@@ -26,7 +32,10 @@ import static java.util.Objects.requireNonNull;
  * is advisory); WRITE_ZEROES zeroes partial edges by writing zeros.
  */
 final class ImageDevice implements BlockDevice {
+    private static final byte[] ZEROS = new byte[BLOCK_SIZE];
+
     private final OpenImage image;
+    private final ImageSession session;
     private final BlockStore store;
     private final Executor executor;
     private final ByteBufAllocator allocator;
@@ -36,6 +45,7 @@ final class ImageDevice implements BlockDevice {
 
     ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Consumer<OpenImage> onClose) {
         this.image = requireNonNull(image, "image is null");
+        this.session = image.session();
         this.store = requireNonNull(store, "store is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
@@ -76,7 +86,7 @@ final class ImageDevice implements BlockDevice {
             int count = blocksCovering(offset, length);
             ByteBuf buffer = allocator.directBuffer(count * BLOCK_SIZE);
             try {
-                store.read(imageId, first, count, buffer.nioBuffer(0, count * BLOCK_SIZE));
+                readBlocks(first, count, buffer.nioBuffer(0, count * BLOCK_SIZE));
                 return buffer.setIndex(head, head + length);
             } catch (RuntimeException e) {
                 buffer.release();
@@ -90,7 +100,9 @@ final class ImageDevice implements BlockDevice {
         return run(() -> {
             int length = data.readableBytes();
             if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
+                session.checkCurrent();
                 store.write(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
+                session.wrote(offset / BLOCK_SIZE, length / BLOCK_SIZE);
             } else {
                 ByteBuffer source = data.nioBuffer();
                 readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
@@ -109,7 +121,7 @@ final class ImageDevice implements BlockDevice {
             long first = ceilDiv(offset, BLOCK_SIZE);
             long end = (offset + length) / BLOCK_SIZE;
             if (end > first) {
-                store.zero(imageId, first, end - first, image.nextVersion(), fua);
+                zeroBlocks(first, end - first, fua);
             }
         });
     }
@@ -131,7 +143,7 @@ final class ImageDevice implements BlockDevice {
             if (tailBytes > 0) {
                 zeroPartial(end * BLOCK_SIZE, (int) tailBytes, false);
             }
-            store.zero(imageId, first, end - first, image.nextVersion(), fua);
+            zeroBlocks(first, end - first, fua);
         });
     }
 
@@ -142,10 +154,10 @@ final class ImageDevice implements BlockDevice {
             long end = ceilDiv(offset + length, BLOCK_SIZE);
             List<Extent> extents = new ArrayList<>();
             long position = offset;
-            for (BlockRun run : store.allocation(imageId, first, end - first)) {
+            for (BlockRun run : withStale(store.allocation(imageId, first, end - first))) {
                 long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
                 long runLength = runEnd - position;
-                extents.add(run.state() == BlockStore.BlockState.DATA ? Extent.data(runLength) : Extent.zeroHole(runLength));
+                extents.add(run.state() == BlockState.DATA ? Extent.data(runLength) : Extent.zeroHole(runLength));
                 position = runEnd;
             }
             return extents;
@@ -158,6 +170,56 @@ final class ImageDevice implements BlockDevice {
             closed = true;
             onClose.accept(image);
         }
+    }
+
+    /** The store's runs, with blocks whose local copy is stale shown as the current version is. */
+    private List<BlockRun> withStale(List<BlockRun> runs) {
+        SortedMap<Long, GlobalBlock> stale = runs.isEmpty() ? Collections.emptySortedMap()
+                : session.stale(runs.get(0).firstBlock(), runs.get(runs.size() - 1).firstBlock() + runs.get(runs.size() - 1).count() - runs.get(0).firstBlock());
+        if (stale.isEmpty()) {
+            return runs;
+        }
+        List<BlockRun> merged = new ArrayList<>();
+        for (BlockRun run : runs) {
+            long next = run.firstBlock();
+            for (GlobalBlock entry : stale.subMap(run.firstBlock(), run.firstBlock() + run.count()).values()) {
+                BlockRun.append(merged, next, entry.block() - next, run.state());
+                BlockRun.append(merged, entry.block(), 1, entry.zero() ? (entry.version() == 0 ? BlockState.UNWRITTEN : BlockState.ZERO) : BlockState.DATA);
+                next = entry.block() + 1;
+            }
+            BlockRun.append(merged, next, run.firstBlock() + run.count() - next, run.state());
+        }
+        return merged;
+    }
+
+    /** Reads whole blocks; a stale block reads as zeros when its current version is a zero marker, else fails. */
+    private void readBlocks(long first, int count, ByteBuffer destination) {
+        session.checkCurrent();
+        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
+        for (GlobalBlock entry : stale.values()) {
+            if (!entry.zero()) {
+                throw new HeliotropeException(ErrorCode.BLOCK_NOT_LOCAL, "image '" + image.info().name() + "': block " + entry.block()
+                        + " is current only at site '" + entry.holder() + "' (version " + entry.version() + "), and this site cannot fetch blocks from other sites yet");
+            }
+        }
+        int start = destination.position();
+        store.read(imageId, first, count, destination);
+        for (long block : stale.keySet()) {
+            int at = start + (int) (block - first) * BLOCK_SIZE;
+            destination.put(at, ZEROS, 0, BLOCK_SIZE);
+        }
+    }
+
+    /** Zero markers over whole blocks, including stale copies this site never wrote. */
+    private void zeroBlocks(long first, long count, boolean fua) {
+        session.checkCurrent();
+        long version = image.nextVersion();
+        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
+        store.zero(imageId, first, count, version, fua && stale.isEmpty());
+        if (!stale.isEmpty()) {
+            store.zeroBlocks(imageId, stale.keySet().stream().mapToLong(Long::longValue).toArray(), version, fua);
+        }
+        session.wrote(first, count);
     }
 
     private void zeroPartial(long offset, int length, boolean fua) {
@@ -181,9 +243,10 @@ final class ImageDevice implements BlockDevice {
         locks[1].lock();
         try {
             ByteBuffer merged = ByteBuffer.allocate(count * BLOCK_SIZE);
-            store.read(imageId, first, count, merged);
+            readBlocks(first, count, merged);
             merge.into(merged, (int) (offset - first * BLOCK_SIZE));
             store.write(imageId, first, merged.clear(), image.nextVersion(), fua);
+            session.wrote(first, count);
         } finally {
             locks[1].unlock();
             locks[0].unlock();

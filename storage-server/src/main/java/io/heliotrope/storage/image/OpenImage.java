@@ -1,6 +1,7 @@
 package io.heliotrope.storage.image;
 
-import io.heliotrope.storage.BlockStore;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.ImageInfo;
 
 import java.util.concurrent.locks.ReentrantLock;
@@ -9,40 +10,41 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * An image open at this site, shared by every connection to it. It hands out block
- * versions {@code epoch << 32 | counter}: the epoch is new for each write session,
- * so versions never repeat across sessions, and the counter only grows within one.
- * It also serializes read-modify-write of partial blocks.
+ * versions {@code epoch << 32 | counter}: the session's epoch is larger than any
+ * before it, so versions never repeat across sessions, and the counter only grows
+ * within one. It also serializes read-modify-write of partial blocks.
  */
 final class OpenImage {
     private static final long COUNTER_LIMIT = 1L << 32;
     private static final int STRIPES = 64;
 
-    private final ImageInfo info;
-    private final BlockStore store;
+    private final ImageSession session;
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
-    private long epoch;
     private long counter;
     private int connections;
 
-    OpenImage(ImageInfo info, BlockStore store) {
-        this.info = requireNonNull(info, "info is null");
-        this.store = requireNonNull(store, "store is null");
-        this.epoch = store.beginSession(info.id());
+    OpenImage(ImageSession session) {
+        this.session = requireNonNull(session, "session is null");
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new ReentrantLock();
         }
     }
 
     ImageInfo info() {
-        return info;
+        return session.info();
+    }
+
+    ImageSession session() {
+        return session;
     }
 
     synchronized long nextVersion() {
         if (++counter == COUNTER_LIMIT) {
-            epoch = store.beginSession(info.id());
-            counter = 1;
+            counter--;
+            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
+                    "image '" + info().name() + "': 2^32 writes in one session; disconnect every client to start a new one");
         }
-        return epoch << 32 | counter;
+        return session.epoch() << 32 | counter;
     }
 
     /** The locks of two blocks, in the one order every caller takes them (the same lock twice is fine: they are reentrant). */

@@ -485,26 +485,13 @@ public final class RocksBlockStore implements BlockStore {
             long next = firstBlock;
             for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
                 long block = ByteBuffer.wrap(iterator.key()).getLong(8);
-                addRun(runs, next, block - next, BlockState.UNWRITTEN);
-                addRun(runs, block, 1, iterator.value()[8] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
+                BlockRun.append(runs, next, block - next, BlockState.UNWRITTEN);
+                BlockRun.append(runs, block, 1, iterator.value()[8] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
                 next = block + 1;
             }
-            addRun(runs, next, end - next, BlockState.UNWRITTEN);
+            BlockRun.append(runs, next, end - next, BlockState.UNWRITTEN);
         }
         return runs;
-    }
-
-    private static void addRun(List<BlockRun> runs, long first, long count, BlockState state) {
-        if (count == 0) {
-            return;
-        }
-        int last = runs.size() - 1;
-        if (last >= 0 && runs.get(last).state() == state) {
-            BlockRun previous = runs.get(last);
-            runs.set(last, new BlockRun(previous.firstBlock(), previous.count() + count, state));
-        } else {
-            runs.add(new BlockRun(first, count, state));
-        }
     }
 
     @Override

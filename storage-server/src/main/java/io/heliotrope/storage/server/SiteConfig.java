@@ -1,12 +1,15 @@
 package io.heliotrope.storage.server;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static java.util.Objects.requireNonNullElse;
 
 /**
  * How one site runs. Loaded from YAML by {@link SiteConfigLoader}; every field has a
  * default but {@code dataDir}, which the RocksDB store needs. A port of 0 picks a free one.
+ * With {@code controller} (host:port) the site joins that controller as {@code site};
+ * without, it runs standalone and owns its catalog.
  */
 public record SiteConfig(
         String site,
@@ -17,7 +20,10 @@ public record SiteConfig(
         Integer grpcPort,
         Integer metricsPort,
         Integer ioThreads,
-        Long blockCacheBytes) {
+        Long blockCacheBytes,
+        String controller,
+        Duration checkpointInterval,
+        Long checkpointBlocks) {
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
     public static final int DEFAULT_METRICS_PORT = 9410;
@@ -36,6 +42,11 @@ public record SiteConfig(
         metricsPort = requireNonNullElse(metricsPort, DEFAULT_METRICS_PORT);
         ioThreads = requireNonNullElse(ioThreads, 4);
         blockCacheBytes = requireNonNullElse(blockCacheBytes, 256L << 20);
+        checkpointInterval = requireNonNullElse(checkpointInterval, Duration.ofSeconds(5));
+        checkpointBlocks = requireNonNullElse(checkpointBlocks, 65_536L);
+        if (checkpointInterval.isNegative() || checkpointInterval.isZero() || checkpointBlocks < 1) {
+            throw new IllegalArgumentException("checkpointInterval and checkpointBlocks must be positive");
+        }
         if (store == StoreKind.ROCKSDB && dataDir == null) {
             throw new IllegalArgumentException("dataDir is required for the rocksdb store");
         }

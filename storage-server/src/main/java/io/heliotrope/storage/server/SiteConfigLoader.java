@@ -1,9 +1,12 @@
 package io.heliotrope.storage.server;
 
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.deser.std.FromStringDeserializer;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.heliotrope.error.ErrorCode;
@@ -11,6 +14,7 @@ import io.heliotrope.error.HeliotropeException;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -21,6 +25,12 @@ public final class SiteConfigLoader {
     private static final ObjectMapper MAPPER = YAMLMapper.builder()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_ENUMS)
+            .addModule(new SimpleModule().addDeserializer(Duration.class, new FromStringDeserializer<>(Duration.class) {
+                @Override
+                protected Duration _deserialize(String value, DeserializationContext context) {
+                    return Durations.parse(value);
+                }
+            }))
             .build();
 
     private SiteConfigLoader() {}
@@ -34,7 +44,7 @@ public final class SiteConfigLoader {
             ObjectNode tree = file == null ? MAPPER.createObjectNode() : asObject(MAPPER.readTree(file.toFile()), file);
             overrides.forEach((key, value) -> {
                 if (value != null) {
-                    tree.set(key, MAPPER.valueToTree(value instanceof Path path ? path.toString() : value));
+                    tree.set(key, MAPPER.valueToTree(value instanceof Path || value instanceof Duration ? text(value) : value));
                 }
             });
             return MAPPER.treeToValue(tree, SiteConfig.class);
@@ -42,6 +52,10 @@ public final class SiteConfigLoader {
             String where = file == null ? "command line" : file.toString();
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid site configuration (" + where + "): " + HeliotropeException.rootMessage(e), e);
         }
+    }
+
+    private static String text(Object value) {
+        return value instanceof Duration duration ? duration.toMillis() + "ms" : value.toString();
     }
 
     private static ObjectNode asObject(JsonNode node, Path file) {

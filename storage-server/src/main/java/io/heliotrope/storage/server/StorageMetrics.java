@@ -2,10 +2,11 @@ package io.heliotrope.storage.server;
 
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
+import io.heliotrope.storage.view.ControllerSessions;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
-/** Gauges of the block store: image count and, for RocksDB, segment and index sizes. */
+/** Gauges of the block store (image count; for RocksDB, segment and index sizes) and of the view. */
 final class StorageMetrics {
     private StorageMetrics() {}
 
@@ -20,6 +21,12 @@ final class StorageMetrics {
             rocksProperty(registry, rocks, "heliotrope.rocksdb.memtable.bytes", "rocksdb.cur-size-all-mem-tables");
             rocksProperty(registry, rocks, "heliotrope.rocksdb.keys", "rocksdb.estimate-num-keys");
         }
+    }
+
+    static void bindOrphans(MeterRegistry registry, ControllerSessions sessions) {
+        Gauge.builder("heliotrope.view.orphaned.blocks", sessions, ControllerSessions::orphanedBlocks)
+                .description("Blocks written here whose lease was fenced before they reached the controller")
+                .register(registry);
     }
 
     private static void rocksProperty(MeterRegistry registry, RocksBlockStore store, String name, String property) {

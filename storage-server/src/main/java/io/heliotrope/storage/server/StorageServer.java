@@ -11,8 +11,13 @@ import io.heliotrope.nbd.server.NbdServerConfig;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.image.ImageSessions;
+import io.heliotrope.storage.image.LocalSessions;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
+import io.heliotrope.storage.view.Controller;
+import io.heliotrope.storage.view.ControllerSessions;
+import io.heliotrope.storage.view.GrpcController;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -22,11 +27,13 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -56,20 +63,36 @@ public final class StorageServer implements AutoCloseable {
             components.push(() -> shutdown(executor));
             StorageMetrics.bind(registry, store);
 
+            ImageSessions sessions = new LocalSessions(store);
+            ControllerSessions controlled = null;
+            if (config.controller() != null) {
+                Controller controller = new GrpcController(config.site(), config.controller());
+                components.push(controller);
+                ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("view", true));
+                components.push(() -> shutdown(scheduler));
+                controlled = new ControllerSessions(config.site(), store, controller, scheduler, config.checkpointInterval(), config.checkpointBlocks());
+                sessions = controlled;
+                StorageMetrics.bindOrphans(registry, controlled);
+            }
+
             // The memory store never blocks: its calls run on the caller, event loops included.
             Executor deviceExecutor = config.store() == SiteConfig.StoreKind.MEMORY ? Runnable::run : executor;
-            ImageExports exports = new ImageExports(store, deviceExecutor, PooledByteBufAllocator.DEFAULT);
+            ImageExports exports = new ImageExports(sessions, store, deviceExecutor, executor, PooledByteBufAllocator.DEFAULT);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0), exports, new NbdMetrics(registry));
             components.push(nbd);
 
             grpc = Grpc.newServerBuilderForPort(config.grpcPort(), InsecureServerCredentials.create())
-                    .addService(new ImageGrpcService(new ImageManager(store, exports, executor)))
+                    .addService(new ImageGrpcService(new ImageManager(store, exports, executor, config.controller())))
                     .build()
                     .start();
             components.push(() -> shutdown(grpc));
 
             metrics = new MetricsHttpServer(new InetSocketAddress(config.bind(), config.metricsPort()), registry);
             components.push(metrics);
+
+            if (controlled != null) {
+                join(controlled, config);
+            }
         } catch (IOException | RuntimeException e) {
             close();
             throw e instanceof HeliotropeException h ? h
@@ -77,6 +100,14 @@ public final class StorageServer implements AutoCloseable {
         }
         log.info("site {}: NBD on {}, gRPC on port {}, metrics on port {}, store {}",
                 config.site(), nbd.localAddress(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** Registers with the controller, flushes what an earlier run left, then keeps the catalog fresh. */
+    private void join(ControllerSessions sessions, SiteConfig config) {
+        log.info("site {}: joining controller {}", config.site(), config.controller());
+        sessions.register(config.bind() + ":" + grpc.getPort(), config.bind() + ":" + nbd.localAddress().getPort());
+        sessions.recover();
+        components.push(sessions.startRefreshing(CATALOG_REFRESH)::run);
     }
 
     public SiteConfig config() {
@@ -105,6 +136,8 @@ public final class StorageServer implements AutoCloseable {
             }
         }
     }
+
+    private static final Duration CATALOG_REFRESH = Duration.ofSeconds(2);
 
     private static void shutdown(ExecutorService executor) throws InterruptedException {
         executor.shutdown();

@@ -37,7 +37,7 @@ class TestImageDevice {
     void open() {
         store = new RocksBlockStore(directory, 8 << 20);
         executor = Executors.newFixedThreadPool(4);
-        exports = new ImageExports(store, executor, PooledByteBufAllocator.DEFAULT);
+        exports = new ImageExports(new LocalSessions(store), store, executor, executor, PooledByteBufAllocator.DEFAULT);
         store.createImage("disk", 64 * BLOCK_SIZE);
         device = exports.open("disk").join();
     }
@@ -134,12 +134,12 @@ class TestImageDevice {
 
     @Test
     void versionsCarryTheSessionEpochAndOnlyGrow() {
-        OpenImage image = new OpenImage(store.image("disk"), store);
+        OpenImage image = new OpenImage(new LocalSessions(store).open("disk"));
         long first = image.nextVersion();
         long second = image.nextVersion();
         assertThat(second).isGreaterThan(first);
         assertThat(first >>> 32).isGreaterThan(0);
-        OpenImage later = new OpenImage(store.image("disk"), store);
+        OpenImage later = new OpenImage(new LocalSessions(store).open("disk"));
         assertThat(later.nextVersion()).isGreaterThan(second);
     }
 }

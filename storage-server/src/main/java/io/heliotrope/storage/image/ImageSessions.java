@@ -1,0 +1,12 @@
+package io.heliotrope.storage.image;
+
+import java.util.List;
+
+/** Where sessions come from: the site's own catalog, or the controller's. */
+public interface ImageSessions {
+    /** Names of the images a client may open; answers from memory. */
+    List<String> imageNames();
+
+    /** Starts a session; blocks (it may talk to the controller). */
+    ImageSession open(String name);
+}

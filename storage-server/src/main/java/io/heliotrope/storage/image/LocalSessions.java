@@ -1,0 +1,59 @@
+package io.heliotrope.storage.image;
+
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.ImageInfo;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.SortedMap;
+
+import static java.util.Objects.requireNonNull;
+
+/** Sessions of a standalone site: every local copy is current and epochs come from the store. */
+public final class LocalSessions implements ImageSessions {
+    private final BlockStore store;
+
+    public LocalSessions(BlockStore store) {
+        this.store = requireNonNull(store, "store is null");
+    }
+
+    @Override
+    public List<String> imageNames() {
+        return store.listImages().stream().map(ImageInfo::name).toList();
+    }
+
+    @Override
+    public ImageSession open(String name) {
+        ImageInfo info = store.image(name);
+        long epoch = store.beginSession(info.id());
+        return new ImageSession() {
+            @Override
+            public ImageInfo info() {
+                return info;
+            }
+
+            @Override
+            public long epoch() {
+                return epoch;
+            }
+
+            @Override
+            public void checkCurrent() {}
+
+            @Override
+            public SortedMap<Long, GlobalBlock> stale(long first, long count) {
+                return Collections.emptySortedMap();
+            }
+
+            @Override
+            public void wrote(long first, long count) {}
+
+            @Override
+            public void close() {
+                // No controller to tell: the blocks are as flushed as they will ever be.
+                store.markFlushed(info.id(), store.dirtyBlocks(info.id()));
+            }
+        };
+    }
+}

@@ -1,0 +1,38 @@
+package io.heliotrope.storage.view;
+
+import io.heliotrope.storage.BlockStore.BlockVersion;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What a site asks of the meta-controller (DESIGN.md section 4), for this site. Calls
+ * block; failures are {@code HeliotropeException}s ({@code STALE_LEASE}, {@code LEASE_HELD},
+ * {@code PEER_UNAVAILABLE}, ...).
+ */
+public interface Controller extends AutoCloseable {
+    /** Adds this site to the registry, or updates its addresses. */
+    void register(String grpcAddress, String nbdAddress);
+
+    /** The names in the controller's catalog. */
+    List<String> imageNames();
+
+    /** Takes the image's write lease and returns the metadata committed after {@code cachedMetaSeq}. */
+    Opened open(String image, long cachedMetaSeq);
+
+    void renew(String image, long epoch);
+
+    /** Commits these blocks as held here (or zero) under {@code epoch}; returns the new metaSeq. */
+    long flush(String image, long epoch, List<BlockVersion> blocks, boolean release);
+
+    @Override
+    void close();
+
+    /** A granted write lease and the metadata to apply before serving. */
+    record Opened(long epoch, Duration ttl, long sizeBytes, long metaSeq, boolean snapshot, List<GlobalBlock> entries) {
+        public Opened {
+            entries = List.copyOf(entries);
+        }
+    }
+}
