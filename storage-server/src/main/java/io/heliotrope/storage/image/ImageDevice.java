@@ -157,7 +157,14 @@ final class ImageDevice implements BlockDevice {
             for (BlockRun run : withStale(store.allocation(imageId, first, end - first))) {
                 long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
                 long runLength = runEnd - position;
-                extents.add(run.state() == BlockState.DATA ? Extent.data(runLength) : Extent.zeroHole(runLength));
+                Extent extent = run.state() == BlockState.DATA ? Extent.data(runLength) : Extent.zeroHole(runLength);
+                Extent last = extents.isEmpty() ? null : extents.get(extents.size() - 1);
+                if (last != null && last.hole() == extent.hole()) {
+                    // Unwritten blocks and zero markers both read as holes: one extent.
+                    extents.set(extents.size() - 1, new Extent(last.length() + runLength, last.hole(), last.zero()));
+                } else {
+                    extents.add(extent);
+                }
                 position = runEnd;
             }
             return extents;

@@ -1,0 +1,176 @@
+package io.heliotrope.storage.view;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.Extent;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.BooleanSupplier;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TestControllerSessions {
+    private final TestingController controller = new TestingController();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final BlockStore storeA = new MemoryBlockStore();
+    private final BlockStore storeB = new MemoryBlockStore();
+
+    TestControllerSessions() {
+        controller.createImage("disk", 64 * BLOCK_SIZE);
+    }
+
+    @AfterEach
+    void close() {
+        scheduler.shutdownNow();
+        storeA.close();
+        storeB.close();
+    }
+
+    private ControllerSessions sessions(String site, BlockStore store, long checkpointBlocks) {
+        return new ControllerSessions(site, store, controller.forSite(site), scheduler, Duration.ofMinutes(1), checkpointBlocks);
+    }
+
+    private static ImageExports exports(ControllerSessions sessions, BlockStore store) {
+        return new ImageExports(sessions, store, Runnable::run, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+    }
+
+    @Test
+    void aSecondSiteSeesWhatTheFirstWroteAfterItClosed() {
+        BlockDevice a = exports(sessions("a", storeA, 1 << 20), storeA).open("disk").join();
+        a.write(0, filled(4, 7), false).join();
+        a.write(5 * BLOCK_SIZE, filled(1, 9), false).join();
+        a.writeZeroes(5 * BLOCK_SIZE, BLOCK_SIZE, false, false).join();
+        assertThat(controller.metaSeq("disk")).isZero();
+        a.close();
+
+        assertThat(controller.holder("disk")).isNull();
+        assertThat(controller.view("disk")).hasSize(5);
+        assertThat(controller.view("disk").get(2L).holder()).isEqualTo("a");
+        assertThat(controller.view("disk").get(5L).zero()).isTrue();
+
+        BlockDevice b = exports(sessions("b", storeB, 1 << 20), storeB).open("disk").join();
+        assertThatThrownBy(() -> b.read(BLOCK_SIZE, 10).join())
+                .cause().isInstanceOf(HeliotropeException.class)
+                .hasMessageContaining("block 1 is current only at site 'a'");
+        assertThat(bytes(b.read(5 * BLOCK_SIZE, BLOCK_SIZE).join())).containsOnly(0);
+        assertThat(b.blockStatus(0, 8 * BLOCK_SIZE).join())
+                .containsExactly(Extent.data(4 * BLOCK_SIZE), Extent.zeroHole(4 * BLOCK_SIZE));
+
+        b.write(BLOCK_SIZE, filled(1, 3), false).join();
+        assertThat(bytes(b.read(BLOCK_SIZE, BLOCK_SIZE).join())).containsOnly(3);
+        b.close();
+
+        GlobalBlock rewritten = controller.view("disk").get(1L);
+        assertThat(rewritten.holder()).isEqualTo("b");
+        assertThat(rewritten.version()).isGreaterThan(controller.view("disk").get(0L).version());
+        assertThat(controller.view("disk").get(0L).holder()).isEqualTo("a");
+    }
+
+    @Test
+    void checkpointsDirtyBlocksWhileTheImageIsOpen() {
+        BlockDevice a = exports(sessions("a", storeA, 4), storeA).open("disk").join();
+        a.write(0, filled(4, 1), false).join();
+
+        awaitTrue(() -> controller.metaSeq("disk") == 1, "a checkpoint after 4 blocks");
+        assertThat(controller.view("disk")).hasSize(4);
+        assertThat(controller.holder("disk")).isEqualTo("a");
+        a.close();
+        assertThat(storeA.dirtyBlocks(storeA.image("disk").id())).isEmpty();
+    }
+
+    @Test
+    void aFencedSessionRefusesIoAndOrphansWhatItHadNotFlushed() {
+        ControllerSessions sessions = sessions("a", storeA, 1);
+        BlockDevice a = exports(sessions, storeA).open("disk").join();
+        controller.fence("disk", "b");
+        a.write(0, filled(1, 1), false).join();
+
+        awaitTrue(() -> isStale(() -> a.read(0, BLOCK_SIZE).join().release()), "I/O refused once the checkpoint finds the lease fenced");
+        assertThatThrownBy(() -> a.write(BLOCK_SIZE, filled(1, 2), false).join()).hasMessageContaining("lost its write lease");
+        a.close();
+
+        assertThat(sessions.orphanedBlocks()).isEqualTo(1);
+        assertThat(controller.view("disk")).isEmpty();
+        assertThat(storeA.dirtyBlocks(storeA.image("disk").id())).isEmpty();
+    }
+
+    @Test
+    void aRestartedSiteFlushesWhatItHadNotIfItsLeaseIsCurrent() {
+        BlockDevice a = exports(sessions("a", storeA, 1 << 20), storeA).open("disk").join();
+        a.write(0, filled(3, 1), false).join();
+        // The process dies here: no close. A new process over the same store recovers.
+        ControllerSessions restarted = sessions("a", storeA, 1 << 20);
+        restarted.recover();
+
+        assertThat(controller.view("disk")).hasSize(3);
+        assertThat(controller.holder("disk")).isNull();
+        assertThat(restarted.orphanedBlocks()).isZero();
+    }
+
+    @Test
+    void aRestartedSiteThatWasFencedOrphansItsBlocksAndNeverServesThem() {
+        BlockDevice a = exports(sessions("a", storeA, 1 << 20), storeA).open("disk").join();
+        a.write(0, filled(3, 1), false).join();
+        controller.fence("disk", "b");
+        controller.forSite("b").flush("disk", 2, java.util.List.of(), true);
+
+        ControllerSessions restarted = sessions("a", storeA, 1 << 20);
+        restarted.recover();
+        assertThat(restarted.orphanedBlocks()).isEqualTo(3);
+
+        BlockDevice again = exports(restarted, storeA).open("disk").join();
+        assertThat(bytes(again.read(0, 3 * BLOCK_SIZE).join())).containsOnly(0);
+        assertThat(again.blockStatus(0, 3 * BLOCK_SIZE).join()).containsExactly(Extent.zeroHole(3 * BLOCK_SIZE));
+        again.close();
+    }
+
+    private static boolean isStale(Runnable action) {
+        try {
+            action.run();
+            return false;
+        } catch (RuntimeException e) {
+            return HeliotropeException.unwrap(e) instanceof HeliotropeException h && h.code() == ErrorCode.STALE_LEASE;
+        }
+    }
+
+    private static void awaitTrue(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static ByteBuf filled(int blocks, int value) {
+        byte[] data = new byte[blocks * BLOCK_SIZE];
+        Arrays.fill(data, (byte) value);
+        return Unpooled.wrappedBuffer(data);
+    }
+
+    private static byte[] bytes(ByteBuf buffer) {
+        try {
+            byte[] bytes = new byte[buffer.readableBytes()];
+            buffer.readBytes(bytes);
+            return bytes;
+        } finally {
+            buffer.release();
+        }
+    }
+}
