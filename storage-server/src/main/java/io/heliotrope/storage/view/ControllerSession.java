@@ -11,10 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.SortedMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -64,18 +63,55 @@ final class ControllerSession implements ImageSession {
         findStale();
     }
 
-    /** Compares the synced view with the local copies: a copy is current iff its version is the committed one. */
+    /**
+     * Compares the synced view with the local copies: a copy is current iff its version
+     * is the committed one. Both come in block order, so one pass over each suffices.
+     */
     private void findStale() {
-        Map<Long, Long> local = new HashMap<>();
-        store.forEachBlock(info.id(), block -> local.put(block.block(), block.version()));
+        LongList blocks = new LongList();
+        LongList versions = new LongList();
+        store.forEachBlock(info.id(), block -> {
+            blocks.add(block.block());
+            versions.add(block.version());
+        });
+        int[] next = {0};
         store.forEachViewEntry(info.id(), global -> {
-            Long version = local.remove(global.block());
-            if (version == null || version != global.version()) {
+            // Local copies before this entry were never committed: those blocks read as never written.
+            for (; next[0] < blocks.size() && blocks.get(next[0]) < global.block(); next[0]++) {
+                stale.put(blocks.get(next[0]), new GlobalBlock(blocks.get(next[0]), 0, null));
+            }
+            boolean local = next[0] < blocks.size() && blocks.get(next[0]) == global.block();
+            if (!local || versions.get(next[0]) != global.version()) {
                 stale.put(global.block(), global);
             }
+            if (local) {
+                next[0]++;
+            }
         });
-        // Copies the view does not know were never committed: the block reads as never written.
-        local.forEach((block, version) -> stale.put(block, new GlobalBlock(block, 0, null)));
+        for (; next[0] < blocks.size(); next[0]++) {
+            stale.put(blocks.get(next[0]), new GlobalBlock(blocks.get(next[0]), 0, null));
+        }
+    }
+
+    /** A growable array of longs, to hold a whole image's index without boxing. */
+    private static final class LongList {
+        private long[] values = new long[1024];
+        private int size;
+
+        void add(long value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = value;
+        }
+
+        long get(int index) {
+            return values[index];
+        }
+
+        int size() {
+            return size;
+        }
     }
 
     void start(ScheduledExecutorService scheduler, Duration ttl, Duration checkpointInterval, long checkpointBlocks) {
