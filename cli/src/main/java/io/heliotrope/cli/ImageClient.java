@@ -1,11 +1,6 @@
 package io.heliotrope.cli;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
 import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageRequest;
@@ -20,33 +15,11 @@ import io.heliotrope.proto.storage.v1.ResizeImageRequest;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /** A site's image service as the CLI uses it; gRPC failures become {@link HeliotropeException}s here. */
-final class ImageClient implements AutoCloseable {
-    private static final long DEADLINE_SECONDS = 60;
-
-    private final String target;
-    private final ManagedChannel channel;
-
+final class ImageClient extends GrpcClient {
     ImageClient(String target) {
-        this.target = target;
-        this.channel = Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
-    }
-
-    /** Creates each image that does not exist yet; existing ones are left as they are. */
-    static void ensureImages(String target, List<ImageSpec> images) {
-        try (ImageClient client = new ImageClient(target)) {
-            for (ImageSpec image : images) {
-                try {
-                    client.create(image.name(), image.sizeBytes());
-                } catch (HeliotropeException e) {
-                    if (e.code() != ErrorCode.IMAGE_EXISTS) {
-                        throw e;
-                    }
-                }
-            }
-        }
+        super(target, "helio serve");
     }
 
     ImageInfo create(String name, long sizeBytes) {
@@ -78,32 +51,7 @@ final class ImageClient implements AutoCloseable {
         return ImageServiceGrpc.newStub(channel);
     }
 
-    <T> T call(Supplier<T> rpc) {
-        try {
-            return rpc.get();
-        } catch (StatusRuntimeException e) {
-            throw translate(e);
-        }
-    }
-
-    HeliotropeException translate(Throwable failure) {
-        HeliotropeException e = GrpcErrors.toException(failure, target);
-        if (e.code() == ErrorCode.PEER_UNAVAILABLE && e.getCause() instanceof StatusRuntimeException) {
-            return new HeliotropeException(e.code(), e.getMessage() + "; is `helio serve` running there?", e);
-        }
-        return e;
-    }
-
     private ImageServiceGrpc.ImageServiceBlockingStub blocking() {
         return ImageServiceGrpc.newBlockingStub(channel).withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS);
-    }
-
-    @Override
-    public void close() {
-        try {
-            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -1,5 +1,11 @@
 package io.heliotrope.cli;
 
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.controller.v1.ImageConfig;
+import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -30,13 +36,23 @@ final class ImageCommand {
             description = "The site's gRPC address (default: ${DEFAULT-VALUE}).")
     String server;
 
-    /** A subcommand that talks to the site named by {@code --server}. */
+    @Option(names = "--controller", paramLabel = "HOST:PORT", scope = picocli.CommandLine.ScopeType.INHERIT,
+            description = "Use the catalog of the controller there instead of a site's (create, ls, show, rm).")
+    String controller;
+
+    /** A subcommand that talks to the site named by {@code --server}, or to the controller named by {@code --controller}. */
     abstract static class Subcommand implements Callable<Integer> {
         @ParentCommand
         ImageCommand parent;
 
         @Override
         public Integer call() throws Exception {
+            if (parent.controller != null) {
+                try (CatalogClient catalog = new CatalogClient(parent.controller)) {
+                    run(catalog, System.out);
+                }
+                return 0;
+            }
             try (ImageClient client = new ImageClient(parent.server)) {
                 run(client, System.out);
             }
@@ -44,6 +60,11 @@ final class ImageCommand {
         }
 
         abstract void run(ImageClient client, PrintStream out) throws Exception;
+
+        void run(CatalogClient catalog, PrintStream out) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
+                    "'image " + getClass().getAnnotation(Command.class).name() + "' moves data through a site: use --server SITE, not --controller");
+        }
     }
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create an empty image (reads as zeros).")
@@ -60,6 +81,12 @@ final class ImageCommand {
             ImageInfo image = client.create(name, size);
             out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
         }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) {
+            ImageConfig image = catalog.create(name, size).getConfig();
+            out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
+        }
     }
 
     @Command(name = "ls", mixinStandardHelpOptions = true, description = "List images.")
@@ -71,6 +98,15 @@ final class ImageCommand {
             for (ImageInfo image : images) {
                 out.printf("%-32s %12s %12s  %s%n", image.getName(), format(image.getSizeBytes()),
                         format(image.getAllocatedBlocks() * image.getBlockSize()), Instant.ofEpochMilli(image.getCreatedEpochMillis()));
+            }
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) {
+            out.printf("%-32s %12s %-10s  %s%n", "NAME", "SIZE", "MODE", "CREATED");
+            for (ImageConfig image : catalog.list()) {
+                out.printf("%-32s %12s %-10s  %s%n", image.getName(), format(image.getSizeBytes()), mode(image),
+                        Instant.ofEpochMilli(image.getCreatedEpochMillis()));
             }
         }
     }
@@ -89,6 +125,34 @@ final class ImageCommand {
             out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
             out.println("data blocks: " + image.getAllocatedBlocks() + " (" + format(image.getAllocatedBlocks() * image.getBlockSize()) + ")");
             out.println("zero blocks: " + image.getZeroBlocks());
+            if (image.getViewMetaSeq() > 0 || image.getStaleBlocksCount() > 0) {
+                out.println("view:        metaSeq " + image.getViewMetaSeq());
+                for (io.heliotrope.proto.storage.v1.StaleBlocks stale : image.getStaleBlocksList()) {
+                    out.println("stale:       " + stale.getBlocks() + " blocks"
+                            + (stale.getHolder().isEmpty() ? " (current version is zero or never written)" : " current at site " + stale.getHolder()));
+                }
+            }
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) {
+            ImageStatus status = catalog.get(name);
+            ImageConfig image = status.getConfig();
+            Lease lease = status.getLease();
+            out.println("name:        " + image.getName());
+            out.println("size:        " + image.getSizeBytes() + " (" + format(image.getSizeBytes()) + ")");
+            out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
+            out.println("mode:        " + mode(image) + " (K " + image.getK() + ", S " + image.getS() + ")");
+            out.println("lease:       " + (lease.getHolder().isEmpty()
+                    ? "none (last epoch " + lease.getEpoch() + ")"
+                    : "held by " + lease.getHolder() + ", epoch " + lease.getEpoch() + ", expires " + Instant.ofEpochMilli(lease.getExpiresEpochMillis())
+                            + (lease.getMovingTo().isEmpty() ? "" : ", moving to " + lease.getMovingTo())));
+            out.println("metaSeq:     " + status.getMetaSeq() + " (snapshot at " + status.getSnapshotSeq() + ", " + status.getMetadataBytes() + " bytes in ZooKeeper)");
+            out.println("current blocks by site:");
+            for (SiteBlocks site : status.getCurrentBlocksList()) {
+                out.printf("  %-20s %d%n", site.getSite(), site.getBlocks());
+            }
+            out.printf("  %-20s %d%n", "(zero)", status.getZeroBlocks());
         }
     }
 
@@ -100,6 +164,12 @@ final class ImageCommand {
         @Override
         void run(ImageClient client, PrintStream out) {
             client.delete(name);
+            out.println("removed " + name);
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) {
+            catalog.delete(name);
             out.println("removed " + name);
         }
     }
@@ -155,5 +225,9 @@ final class ImageCommand {
             out.println("exported " + name + " to " + file + ": " + format(result.sizeBytes()) + ", "
                     + format(result.dataBytes()) + " of data written");
         }
+    }
+
+    private static String mode(ImageConfig image) {
+        return image.getMode().name().replace("PROPAGATION_MODE_", "").toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -1,10 +1,28 @@
 package io.heliotrope.cli;
 
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
+import java.util.List;
+import java.util.function.BiConsumer;
+
 /** {@code NAME=SIZE}, as given to {@code --create-image}. */
 record ImageSpec(String name, long sizeBytes) {
+    /** Creates each image that does not exist yet; existing ones are left as they are. */
+    static void createMissing(List<ImageSpec> images, BiConsumer<String, Long> create) {
+        for (ImageSpec image : images) {
+            try {
+                create.accept(image.name(), image.sizeBytes());
+            } catch (HeliotropeException e) {
+                if (e.code() != ErrorCode.IMAGE_EXISTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     static final class Converter implements ITypeConverter<ImageSpec> {
         @Override
         public ImageSpec convert(String value) {

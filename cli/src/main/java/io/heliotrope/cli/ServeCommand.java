@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 @Command(name = "serve",
         mixinStandardHelpOptions = true,
         description = {"Run one site: block store, NBD server, gRPC admin service and metrics.",
-                "Attach with nbd://HOST:NBD_PORT/IMAGE; stop with SIGTERM or Ctrl-C."})
+                "With --controller the site joins a controller as --site NAME: images come from its catalog and",
+                "opening one for write takes its lease. Attach with nbd://HOST:NBD_PORT/IMAGE; stop with SIGTERM or Ctrl-C."})
 final class ServeCommand implements Callable<Integer> {
     @Mixin
     SiteOptions site;
@@ -27,7 +28,7 @@ final class ServeCommand implements Callable<Integer> {
         SiteConfig config = site.load(null);
         StorageServer server = new StorageServer(config);
         try {
-            ImageClient.ensureImages("127.0.0.1:" + server.grpcPort(), createImages);
+            createMissing(config, server.grpcPort(), createImages);
         } catch (RuntimeException e) {
             server.close();
             throw e;
@@ -36,5 +37,18 @@ final class ServeCommand implements Callable<Integer> {
                 config.site(), config.bind(), server.nbdAddress().getPort(), server.grpcPort(), config.bind(), server.metricsPort());
         System.out.flush();
         return Running.untilStopped(server);
+    }
+
+    /** Creates the images that do not exist yet, in the catalog of the site's controller if it has one. */
+    static void createMissing(SiteConfig config, int grpcPort, List<ImageSpec> images) {
+        if (config.controller() != null) {
+            try (CatalogClient client = new CatalogClient(config.controller())) {
+                ImageSpec.createMissing(images, client::create);
+            }
+        } else {
+            try (ImageClient client = new ImageClient("127.0.0.1:" + grpcPort)) {
+                ImageSpec.createMissing(images, client::create);
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ import io.heliotrope.storage.server.SiteConfigLoader;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -37,6 +38,16 @@ final class SiteOptions {
     @Option(names = "--io-threads", paramLabel = "N", description = "Threads that run block store calls (default: 4).")
     Integer ioThreads;
 
+    @Option(names = "--controller", paramLabel = "HOST:PORT", description = "Join the controller there (default: run standalone).")
+    String controller;
+
+    @Option(names = "--checkpoint-interval", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How often dirty block metadata goes to the controller while an image is open (default: 5s).")
+    Duration checkpointInterval;
+
+    @Option(names = "--checkpoint-blocks", paramLabel = "N", description = "Blocks written since the last checkpoint that start one early (default: 65536).")
+    Long checkpointBlocks;
+
     SiteConfig load(Path defaultDataDir) {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("dataDir", dataDir);
@@ -47,6 +58,9 @@ final class SiteOptions {
         overrides.put("grpcPort", grpcPort);
         overrides.put("metricsPort", metricsPort);
         overrides.put("ioThreads", ioThreads);
+        overrides.put("controller", controller);
+        overrides.put("checkpointInterval", checkpointInterval);
+        overrides.put("checkpointBlocks", checkpointBlocks);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

@@ -10,11 +10,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,6 +32,7 @@ final class TestingSite implements AutoCloseable {
 
     private final Path root;
     private final Path dataDir;
+    private final List<String> serveOptions;
     private final StringBuilder earlierLogs = new StringBuilder();
     private final HttpClient http = HttpClient.newHttpClient();
     private ChildProcess process;
@@ -41,23 +40,27 @@ final class TestingSite implements AutoCloseable {
     private int grpcPort;
     private String metricsUrl;
 
-    private TestingSite(Path root) throws IOException {
+    private TestingSite(Path root, List<String> serveOptions) throws IOException {
         this.root = root;
+        this.serveOptions = List.copyOf(serveOptions);
         this.dataDir = root.resolve("data");
         Files.createDirectories(root.resolve("tmp"));
     }
 
-    /** Starts a site with the RocksDB store in a new temporary data directory. */
-    static TestingSite start() {
+    /**
+     * Starts a site with the RocksDB store in a new temporary data directory; {@code serveOptions}
+     * go to {@code helio serve} as well (e.g. {@code --site NAME --controller HOST:PORT}).
+     */
+    static TestingSite start(String... serveOptions) {
         try {
             Path root = Files.createTempDirectory("heliotrope-site-");
-            TestingSite site = new TestingSite(root);
+            TestingSite site = new TestingSite(root, List.of(serveOptions));
             try {
                 site.startProcess();
                 return site;
             } catch (RuntimeException | AssertionError e) {
                 try {
-                    deleteRecursively(root);
+                    Tools.deleteRecursively(root);
                 } catch (IOException cleanup) {
                     e.addSuppressed(cleanup);
                 }
@@ -157,15 +160,17 @@ final class TestingSite implements AutoCloseable {
             }
             assertThat(log()).as("site log").doesNotContain("LEAK:");
         } finally {
-            deleteRecursively(root);
+            Tools.deleteRecursively(root);
         }
     }
 
     private void startProcess() {
         List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
         jvmOptions.add("-Djava.io.tmpdir=" + root.resolve("tmp"));
-        List<String> command = Tools.helioCommand(jvmOptions, "serve", "--data-dir", dataDir.toString(),
-                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0");
+        List<String> args = new ArrayList<>(List.of("serve", "--data-dir", dataDir.toString(),
+                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0"));
+        args.addAll(serveOptions);
+        List<String> command = Tools.helioCommand(jvmOptions, args.toArray(String[]::new));
         process = ChildProcess.start("helio-serve", command);
         Matcher serving;
         try {
@@ -182,16 +187,5 @@ final class TestingSite implements AutoCloseable {
     private void stopProcess() {
         boolean graceful = process.stop();
         assertThat(graceful).as("site stopped within 20 s of SIGTERM; log:%n%s", log()).isTrue();
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }

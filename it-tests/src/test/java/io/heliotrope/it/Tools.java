@@ -13,10 +13,12 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -103,12 +105,17 @@ final class Tools {
 
     /** The command line of a helio child JVM, on this test's classpath. */
     static List<String> helioCommand(List<String> jvmOptions, String... args) {
+        return javaCommand(jvmOptions, HELIO_MAIN, args);
+    }
+
+    /** The command line of a child JVM that runs {@code mainClass} on this test's classpath. */
+    static List<String> javaCommand(List<String> jvmOptions, String mainClass, String... args) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.add("-cp");
         command.add(StableClasspath.VALUE);
-        command.add(HELIO_MAIN);
+        command.add(mainClass);
         command.addAll(Arrays.asList(args));
         return command;
     }
@@ -167,6 +174,18 @@ final class Tools {
     static long allocatedBytes(Path file) {
         String blocks = ok("stat", "-c", "%b", file.toString()).stdout().strip();
         return Long.parseLong(blocks) * 512;
+    }
+
+    /** Removes a directory and everything under it; nothing happens when it does not exist. */
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
     }
 
     /** A tool's output as text; bytes that are not UTF-8 (a guest console's noise) become U+FFFD instead of failing. */

@@ -6,8 +6,11 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.view.StaleBlocks;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -16,7 +19,11 @@ import static java.util.Objects.requireNonNull;
 
 /** The administration of a site's images, free of any transport. */
 public final class ImageManager {
-    public record ImageStatus(ImageInfo info, BlockStore.ImageUsage usage) {}
+    /**
+     * An image as this site has it; {@code staleByHolder} (holder, or "" for zero or never
+     * written, to block count) is filled only for {@link #get} on a site with a controller.
+     */
+    public record ImageStatus(ImageInfo info, BlockStore.ImageUsage usage, long viewMetaSeq, Map<String, Long> staleByHolder) {}
 
     private final BlockStore store;
     private final ImageExports exports;
@@ -43,7 +50,15 @@ public final class ImageManager {
     }
 
     public CompletableFuture<ImageStatus> get(String name) {
-        return async(() -> status(store.image(name)));
+        return async(() -> {
+            ImageInfo info = store.image(name);
+            if (controller == null) {
+                return status(info);
+            }
+            Map<String, Long> stale = new TreeMap<>();
+            StaleBlocks.find(store, info.id(), entry -> stale.merge(entry.zero() ? "" : entry.holder(), 1L, Long::sum));
+            return new ImageStatus(info, store.usage(info.id()), store.viewSeq(info.id()), stale);
+        });
     }
 
     public CompletableFuture<Void> delete(String name) {
@@ -74,7 +89,7 @@ public final class ImageManager {
     }
 
     private ImageStatus status(ImageInfo info) {
-        return new ImageStatus(info, store.usage(info.id()));
+        return new ImageStatus(info, store.usage(info.id()), store.viewSeq(info.id()), Map.of());
     }
 
     private <T> CompletableFuture<T> async(Supplier<T> action) {

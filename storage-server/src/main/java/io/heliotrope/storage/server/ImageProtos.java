@@ -1,6 +1,7 @@
 package io.heliotrope.storage.server;
 
 import io.heliotrope.proto.storage.v1.ImageInfo;
+import io.heliotrope.proto.storage.v1.StaleBlocks;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.admin.ImageManager.ImageStatus;
 
@@ -16,6 +17,10 @@ final class ImageProtos {
                 .setCreatedEpochMillis(status.info().created().toEpochMilli())
                 .setAllocatedBlocks(status.usage().dataBlocks())
                 .setZeroBlocks(status.usage().zeroBlocks())
+                .setViewMetaSeq(status.viewMetaSeq())
+                .addAllStaleBlocks(status.staleByHolder().entrySet().stream()
+                        .map(stale -> StaleBlocks.newBuilder().setHolder(stale.getKey()).setBlocks(stale.getValue()).build())
+                        .toList())
                 .build();
     }
 }

@@ -11,7 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.SortedMap;
@@ -37,6 +36,7 @@ final class ControllerSession implements ImageSession {
         void orphan(ImageInfo image, List<BlockVersion> blocks, String reason);
     }
 
+    private final String site;
     private final ImageInfo info;
     private final long epoch;
     private final BlockStore store;
@@ -54,64 +54,14 @@ final class ControllerSession implements ImageSession {
     private ScheduledFuture<?> renewal;
     private ScheduledFuture<?> checkpoints;
 
-    ControllerSession(ImageInfo info, long epoch, BlockStore store, Controller controller, Orphans orphans) {
+    ControllerSession(String site, ImageInfo info, long epoch, BlockStore store, Controller controller, Orphans orphans) {
+        this.site = requireNonNull(site, "site is null");
         this.info = requireNonNull(info, "info is null");
         this.epoch = epoch;
         this.store = requireNonNull(store, "store is null");
         this.controller = requireNonNull(controller, "controller is null");
         this.orphans = requireNonNull(orphans, "orphans is null");
-        findStale();
-    }
-
-    /**
-     * Compares the synced view with the local copies: a copy is current iff its version
-     * is the committed one. Both come in block order, so one pass over each suffices.
-     */
-    private void findStale() {
-        LongList blocks = new LongList();
-        LongList versions = new LongList();
-        store.forEachBlock(info.id(), block -> {
-            blocks.add(block.block());
-            versions.add(block.version());
-        });
-        int[] next = {0};
-        store.forEachViewEntry(info.id(), global -> {
-            // Local copies before this entry were never committed: those blocks read as never written.
-            for (; next[0] < blocks.size() && blocks.get(next[0]) < global.block(); next[0]++) {
-                stale.put(blocks.get(next[0]), new GlobalBlock(blocks.get(next[0]), 0, null));
-            }
-            boolean local = next[0] < blocks.size() && blocks.get(next[0]) == global.block();
-            if (!local || versions.get(next[0]) != global.version()) {
-                stale.put(global.block(), global);
-            }
-            if (local) {
-                next[0]++;
-            }
-        });
-        for (; next[0] < blocks.size(); next[0]++) {
-            stale.put(blocks.get(next[0]), new GlobalBlock(blocks.get(next[0]), 0, null));
-        }
-    }
-
-    /** A growable array of longs, to hold a whole image's index without boxing. */
-    private static final class LongList {
-        private long[] values = new long[1024];
-        private int size;
-
-        void add(long value) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-        }
-
-        long get(int index) {
-            return values[index];
-        }
-
-        int size() {
-            return size;
-        }
+        StaleBlocks.find(store, info.id(), entry -> stale.put(entry.block(), entry));
     }
 
     void start(ScheduledExecutorService scheduler, Duration ttl, Duration checkpointInterval, long checkpointBlocks) {
@@ -212,7 +162,7 @@ final class ControllerSession implements ImageSession {
         }
         try {
             long metaSeq = controller.flush(info.name(), epoch, dirty, release);
-            store.markFlushed(info.id(), dirty);
+            StaleBlocks.committed(store, info.id(), site, metaSeq, dirty);
             log.debug("{}: flushed {} blocks (metaSeq {}{})", info.name(), dirty.size(), metaSeq, release ? ", lease released" : "");
         } catch (HeliotropeException e) {
             if (e.code() != ErrorCode.STALE_LEASE) {

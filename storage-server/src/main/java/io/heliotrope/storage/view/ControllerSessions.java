@@ -72,8 +72,8 @@ public final class ControllerSessions implements ImageSessions {
         }
         long epoch = dirty.stream().mapToLong(block -> block.version() >>> 32).max().orElseThrow();
         try {
-            controller.flush(image.name(), epoch, dirty, true);
-            store.markFlushed(image.id(), dirty);
+            long metaSeq = controller.flush(image.name(), epoch, dirty, true);
+            StaleBlocks.committed(store, image.id(), site, metaSeq, dirty);
             log.info("{}: flushed {} blocks left over from epoch {}", image.name(), dirty.size(), epoch);
         } catch (HeliotropeException e) {
             if (e.code() != ErrorCode.STALE_LEASE && e.code() != ErrorCode.IMAGE_NOT_FOUND) {
@@ -115,7 +115,7 @@ public final class ControllerSessions implements ImageSessions {
             giveUp(name, opened.epoch(), e);
             throw e;
         }
-        ControllerSession session = new ControllerSession(info, opened.epoch(), store, controller, this::orphan);
+        ControllerSession session = new ControllerSession(site, info, opened.epoch(), store, controller, this::orphan);
         session.start(scheduler, opened.ttl(), checkpointInterval, checkpointBlocks);
         log.info("{}: write lease at site {} (epoch {}, metaSeq {}, {} stale blocks)", name, site, opened.epoch(), opened.metaSeq(), session.staleCount());
         return session;

@@ -1,0 +1,41 @@
+package io.heliotrope.cli;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
+import io.heliotrope.proto.controller.v1.CreateImageRequest;
+import io.heliotrope.proto.controller.v1.DeleteImageRequest;
+import io.heliotrope.proto.controller.v1.GetImageRequest;
+import io.heliotrope.proto.controller.v1.ImageConfig;
+import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.ListImagesRequest;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The controller's image catalog as the CLI uses it. */
+final class CatalogClient extends GrpcClient {
+    CatalogClient(String target) {
+        super(target, "helio controller");
+    }
+
+    ImageStatus create(String name, long sizeBytes) {
+        return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
+    }
+
+    List<ImageConfig> list() {
+        return call(() -> blocking().listImages(ListImagesRequest.getDefaultInstance()).getImagesList());
+    }
+
+    ImageStatus get(String name) {
+        return call(() -> blocking().getImage(GetImageRequest.newBuilder().setName(name).build()));
+    }
+
+    void delete(String name) {
+        call(() -> blocking().deleteImage(DeleteImageRequest.newBuilder().setName(name).build()));
+    }
+
+    private ControllerServiceGrpc.ControllerServiceBlockingStub blocking() {
+        return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+}

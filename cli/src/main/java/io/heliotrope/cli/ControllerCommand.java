@@ -1,0 +1,36 @@
+package io.heliotrope.cli;
+
+import io.heliotrope.controller.server.ControllerConfig;
+import io.heliotrope.controller.server.ControllerServer;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+@Command(name = "controller",
+        mixinStandardHelpOptions = true,
+        description = {"Run a meta-controller: site registry, image catalog, write leases and block metadata,",
+                "all kept in ZooKeeper. Run as many as you like against one ensemble; any may stop."})
+final class ControllerCommand implements Callable<Integer> {
+    @Option(names = "--zookeeper", required = true, paramLabel = "CONNECT", description = "ZooKeeper connect string, e.g. zk1:2181,zk2:2181,zk3:2181.")
+    String zookeeper;
+
+    @Option(names = "--bind", paramLabel = "HOST", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    String bind;
+
+    @Option(names = "--grpc-port", paramLabel = "PORT", defaultValue = "" + ControllerConfig.DEFAULT_GRPC_PORT, description = "gRPC port (default: ${DEFAULT-VALUE}; 0 picks one).")
+    int grpcPort;
+
+    @Option(names = "--lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "15s",
+            description = "How long a write lease lasts unless its holder renews it (default: ${DEFAULT-VALUE}).")
+    Duration leaseTtl;
+
+    @Override
+    public Integer call() throws Exception {
+        ControllerServer server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, leaseTtl, null, null));
+        System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s)%n", bind, server.grpcPort(), zookeeper, leaseTtl);
+        System.out.flush();
+        return Running.untilStopped(server);
+    }
+}

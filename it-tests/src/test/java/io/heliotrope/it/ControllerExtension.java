@@ -1,0 +1,89 @@
+package io.heliotrope.it;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * A 3-node {@link ZooKeeperEnsemble} and {@code count} {@link TestingController}s on it
+ * for a test class: started before its first test, closed after its last, their logs
+ * printed when a test fails. Before each test, whatever an earlier test killed is
+ * started again.
+ * <pre>{@code
+ * @RegisterExtension
+ * static final ControllerExtension cluster = new ControllerExtension(2, "--lease-ttl", "2s");
+ * }</pre>
+ */
+final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback, TestWatcher {
+    private final int count;
+    private final List<String> options;
+    private final List<TestingController> controllers = new ArrayList<>();
+    private ZooKeeperEnsemble ensemble;
+
+    ControllerExtension(int count, String... options) {
+        this.count = count;
+        this.options = List.of(options);
+    }
+
+    ZooKeeperEnsemble ensemble() {
+        return requireNonNull(ensemble, "ensemble is not started");
+    }
+
+    TestingController controller(int index) {
+        return controllers.get(index);
+    }
+
+    ControllerClient client(int index) {
+        return new ControllerClient(controller(index));
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        ensemble = ZooKeeperEnsemble.start(3);
+        for (int i = 0; i < count; i++) {
+            controllers.add(TestingController.start("controller-" + i, ensemble.connectString(), options));
+        }
+    }
+
+    @Override
+    public void beforeEach(ExtensionContext context) {
+        ensemble.restartKilled();
+        for (TestingController controller : controllers) {
+            if (!controller.isRunning()) {
+                controller.restart();
+            }
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        try (Cleanup cleanup = new Cleanup()) {
+            if (ensemble != null) {
+                cleanup.add(ensemble::close);
+            }
+            controllers.forEach(controller -> cleanup.add(controller::close));
+        } finally {
+            controllers.clear();
+            ensemble = null;
+        }
+    }
+
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+        for (TestingController controller : controllers) {
+            System.err.printf("==== %s failed; log of %s ====%n%s==== end of %s log ====%n",
+                    context.getDisplayName(), controller.name(), controller.log(), controller.name());
+        }
+        if (ensemble != null) {
+            System.err.printf("==== %s failed; log of the ZooKeeper ensemble ====%n%s==== end of ZooKeeper log ====%n",
+                    context.getDisplayName(), ensemble.log());
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.heliotrope.it;
+
+import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.SiteBlocks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.List;
+
+import static io.heliotrope.it.Tools.helio;
+import static io.heliotrope.it.Tools.ok;
+import static io.heliotrope.it.Tools.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two {@code helio serve} sites on one controller and a real 3-node ensemble:
+ * close-to-open end to end, and a killed site that flushes when it comes back.
+ */
+class SiteCloseToOpenIT {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    @RegisterExtension
+    static final ControllerExtension cluster = new ControllerExtension(1, "--lease-ttl", "60s");
+
+    private static TestingSite site(String name, String... options) {
+        List<String> args = new java.util.ArrayList<>(List.of("--site", name, "--controller", cluster.controller(0).target()));
+        args.addAll(List.of(options));
+        return TestingSite.start(args.toArray(String[]::new));
+    }
+
+    private static void createImage(String name, String size) {
+        helio("image", "create", name, "--size", size, "--controller", cluster.controller(0).target()).assertSuccess();
+    }
+
+    static long blocksAt(ImageStatus status, String site) {
+        return status.getCurrentBlocksList().stream().filter(blocks -> blocks.getSite().equals(site)).mapToLong(SiteBlocks::getBlocks).sum();
+    }
+
+    @Test
+    void aSecondSiteKnowsEveryBlockTheFirstWroteAndWhereItIs() throws Exception {
+        try (TestingSite a = site("site-a"); TestingSite b = site("site-b")) {
+            createImage("shared", "16M");
+            ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 0 1M", "-c", "write -P 0x33 8M 4k", "-c", "write -z 12M 8k", a.nbdUri("shared"));
+
+            ControllerClient controller = cluster.client(0);
+            Await.until("site-a's close reached the controller", TIMEOUT,
+                    () -> controller.status("shared").getLease().getHolder().isEmpty() && controller.status("shared").getMetaSeq() > 0);
+            ImageStatus status = controller.status("shared");
+            assertThat(blocksAt(status, "site-a")).isEqualTo(257);
+            assertThat(status.getZeroBlocks()).isEqualTo(2);
+
+            Tools.Result stale = run("qemu-io", "-f", "raw", "-c", "read -P 0x5a 0 4k", b.nbdUri("shared"));
+            assertThat(stale.stdout() + stale.stderr()).as(stale.toString()).contains("Input/output error");
+            ok("qemu-io", "-f", "raw", "-c", "read -P 0 4M 4k", "-c", "read -P 0 12M 8k", b.nbdUri("shared"));
+
+            String show = b.image("show", "shared").assertSuccess().stdout();
+            assertThat(show).contains("view:        metaSeq " + controller.status("shared").getMetaSeq(),
+                    "stale:       257 blocks current at site site-a");
+            assertThat(b.log()).contains("block 0 is current only at site 'site-a'");
+
+            ok("qemu-io", "-f", "raw", "-c", "write -P 0x77 0 4k", b.nbdUri("shared"));
+            Await.until("site-b's close reached the controller", TIMEOUT, () -> blocksAt(controller.status("shared"), "site-b") == 1);
+            assertThat(blocksAt(controller.status("shared"), "site-a")).isEqualTo(256);
+        }
+    }
+
+    @Test
+    void aSiteKilledWithUnflushedBlocksFlushesThemWhenItComesBack() throws Exception {
+        try (TestingSite a = site("site-c", "--checkpoint-interval", "1h")) {
+            createImage("crash", "8M");
+            ControllerClient controller = cluster.client(0);
+            try (ChildProcess writer = ChildProcess.start("qemu-io", List.of("qemu-io", "-f", "raw",
+                    "-c", "write -P 0x11 0 64k", "-c", "flush", "-c", "sleep 600000", a.nbdUri("crash")))) {
+                Await.until("the write landed at site-c", TIMEOUT, () -> a.image("show", "crash").stdout().contains("data blocks: 16 "));
+                assertThat(writer.isAlive()).as("qemu-io still holds the image open; output:%n%s", writer.output()).isTrue();
+                assertThat(controller.status("crash").getLease().getHolder()).isEqualTo("site-c");
+                a.kill9();
+            }
+            assertThat(controller.status("crash").getMetaSeq()).isZero();
+
+            a.restart();
+            Await.until("site-c flushed what it had left", TIMEOUT, () -> blocksAt(controller.status("crash"), "site-c") == 16);
+            assertThat(controller.status("crash").getLease().getHolder()).isEmpty();
+            assertThat(a.log()).contains("crash: flushed 16 blocks left over from epoch");
+            ok("qemu-io", "-f", "raw", "-c", "read -P 0x11 0 64k", a.nbdUri("crash"));
+        }
+    }
+}

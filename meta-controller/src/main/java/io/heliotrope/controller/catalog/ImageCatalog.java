@@ -1,0 +1,118 @@
+package io.heliotrope.controller.catalog;
+
+import io.heliotrope.controller.Names;
+import io.heliotrope.controller.lease.Lease;
+import io.heliotrope.controller.metadata.MetaState;
+import io.heliotrope.controller.zookeeper.ImagePaths;
+import io.heliotrope.controller.zookeeper.Json;
+import io.heliotrope.controller.zookeeper.MultiOutcome;
+import io.heliotrope.controller.zookeeper.Transaction;
+import io.heliotrope.controller.zookeeper.Versioned;
+import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
+import io.heliotrope.controller.zookeeper.ZooKeeperStore;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The image catalog. An image exists while its {@code config} znode does: creation makes
+ * the whole subtree in one transaction, deletion removes {@code config} first (atomically
+ * with a check that nobody holds the lease), then the rest.
+ */
+public final class ImageCatalog {
+    private static final Logger log = LoggerFactory.getLogger(ImageCatalog.class);
+    private static final int MAX_ATTEMPTS = 16;
+    private static final byte[] EMPTY = new byte[0];
+
+    private final ZooKeeperStore zk;
+    private final ZooKeeperLayout layout;
+    private final Clock clock;
+    private final Duration leaseTtl;
+
+    public ImageCatalog(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, Duration leaseTtl) {
+        this.zk = requireNonNull(zk, "zk is null");
+        this.layout = requireNonNull(layout, "layout is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.leaseTtl = requireNonNull(leaseTtl, "leaseTtl is null");
+    }
+
+    public ImageConfig create(ImageSpec spec) {
+        ImageConfig config = spec.toConfig(clock.millis());
+        ImagePaths paths = layout.image(config.name());
+        Transaction create = new Transaction()
+                .create(paths.image(), EMPTY)
+                .create(paths.config(), Json.write(config))
+                .create(paths.lease(), Json.write(Lease.none(leaseTtl)))
+                .create(paths.meta(), Json.write(MetaState.EMPTY))
+                .create(paths.log(), EMPTY)
+                .create(paths.snapshots(), EMPTY)
+                .create(paths.staging(), EMPTY);
+        MultiOutcome outcome = zk.commit(create);
+        boolean exists = outcome.code() == KeeperException.Code.NODEEXISTS;
+        if (exists && outcome.failedAt(0) && zk.read(paths.config()).isEmpty()) {
+            log.warn("{}: removing what an interrupted deletion left", config.name());
+            zk.deleteTree(paths.image());
+            outcome = zk.commit(create);
+            exists = outcome.code() == KeeperException.Code.NODEEXISTS;
+        }
+        if (exists) {
+            throw new HeliotropeException(ErrorCode.IMAGE_EXISTS, "image '" + config.name() + "' already exists");
+        }
+        if (!outcome.committed()) {
+            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image '" + config.name() + "': ZooKeeper refused its creation ("
+                    + outcome.code() + " at operation " + outcome.failedOp() + ")");
+        }
+        log.info("{}: created ({} bytes, {})", config.name(), config.sizeBytes(), config.mode());
+        return config;
+    }
+
+    /** The configuration, with the config znode's creation zxid telling this image from an earlier one of the same name. */
+    public Versioned<ImageConfig> get(String name) {
+        return zk.readJson(layout.image(Names.image(name)).config(), ImageConfig.class).orElseThrow(() -> Names.imageNotFound(name));
+    }
+
+    public List<ImageConfig> list() {
+        List<String> paths = zk.children(layout.images()).stream().map(name -> layout.image(name).config()).toList();
+        List<Optional<byte[]>> data = zk.readAll(paths);
+        List<ImageConfig> images = new ArrayList<>(paths.size());
+        for (int i = 0; i < paths.size(); i++) {
+            if (data.get(i).isPresent()) {
+                images.add(Json.read(data.get(i).get(), ImageConfig.class, paths.get(i)));
+            }
+        }
+        return images;
+    }
+
+    /** Deletes the image and all its metadata; refused with {@code IMAGE_IN_USE} while a live write lease is held. */
+    public void delete(String name) {
+        ImagePaths paths = layout.image(Names.image(name));
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            Versioned<Lease> lease = zk.readJson(paths.lease(), Lease.class).orElseThrow(() -> Names.imageNotFound(name));
+            Lease current = lease.value();
+            if (current.activeAt(clock.millis())) {
+                throw new HeliotropeException(ErrorCode.IMAGE_IN_USE, "image '" + name + "' is open for writing at site "
+                        + current.holder() + " (epoch " + current.epoch() + "); close it or wait for its lease to expire");
+            }
+            MultiOutcome outcome = zk.commit(new Transaction().check(paths.lease(), lease.version()).delete(paths.config(), -1));
+            if (outcome.committed()) {
+                zk.deleteTree(paths.image());
+                log.info("{}: deleted", name);
+                return;
+            }
+            if (outcome.code() == KeeperException.Code.NONODE) {
+                throw Names.imageNotFound(name);
+            }
+        }
+        throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image '" + name + "': its lease kept changing during deletion; try again");
+    }
+}

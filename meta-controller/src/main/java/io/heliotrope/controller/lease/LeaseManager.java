@@ -1,0 +1,113 @@
+package io.heliotrope.controller.lease;
+
+import io.heliotrope.controller.Names;
+import io.heliotrope.controller.zookeeper.Json;
+import io.heliotrope.controller.zookeeper.Versioned;
+import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
+import io.heliotrope.controller.zookeeper.ZooKeeperStore;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Grants, renews, releases and prepares write leases. Every change is a compare-and-set
+ * on the lease znode's version: of two controllers racing, one wins and the other
+ * re-reads and decides again on what it finds.
+ */
+public final class LeaseManager {
+    private static final Logger log = LoggerFactory.getLogger(LeaseManager.class);
+    private static final int MAX_ATTEMPTS = 16;
+
+    /** A change to a lease, decided on the lease as read at {@code now}; may throw to refuse. */
+    @FunctionalInterface
+    public interface Change {
+        Lease apply(Lease current, long now);
+    }
+
+    private final ZooKeeperStore zk;
+    private final ZooKeeperLayout layout;
+    private final Clock clock;
+    private final long ttlMillis;
+
+    public LeaseManager(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, Duration ttl) {
+        this.zk = requireNonNull(zk, "zk is null");
+        this.layout = requireNonNull(layout, "layout is null");
+        this.clock = requireNonNull(clock, "clock is null");
+        this.ttlMillis = ttl.toMillis();
+    }
+
+    public long ttlMillis() {
+        return ttlMillis;
+    }
+
+    public Versioned<Lease> read(String image) {
+        return zk.readJson(layout.image(Names.image(image)).lease(), Lease.class).orElseThrow(() -> Names.imageNotFound(image));
+    }
+
+    /** Applies {@code change} with compare-and-set, re-reading after a lost race. */
+    public Lease update(String image, Change change) {
+        String path = layout.image(Names.image(image)).lease();
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            Versioned<Lease> current = read(image);
+            Lease next = change.apply(current.value(), clock.millis());
+            if (zk.setData(path, Json.write(next), current.version())) {
+                return next;
+            }
+        }
+        throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
+                "image '" + image + "': the lease changed " + MAX_ATTEMPTS + " times while being updated; try again");
+    }
+
+    /** The write lease for {@code site} with a new epoch: when nobody holds it, it expired, or the site holds it already. */
+    public Lease acquire(String image, String site) {
+        Lease lease = update(image, (current, now) -> {
+            if (current.activeAt(now) && !current.holder().equals(site)) {
+                throw current.heldError(image, now);
+            }
+            return current.grantTo(site, now, ttlMillis);
+        });
+        log.info("{}: lease to {} (epoch {})", image, site, lease.epoch());
+        return lease;
+    }
+
+    public Lease renew(String image, String site, long epoch) {
+        return update(image, (current, now) -> {
+            current.checkWriter(image, site, epoch, now, true);
+            return current.renewed(now, ttlMillis);
+        });
+    }
+
+    /** Gives the lease up; an expired lease may still be released by its holder. */
+    public Lease release(String image, String site, long epoch) {
+        Lease lease = update(image, (current, now) -> {
+            current.checkWriter(image, site, epoch, now, false);
+            return current.released();
+        });
+        log.info("{}: lease released by {} (epoch {})", image, site, epoch);
+        return lease;
+    }
+
+    /** Step 1 of a handoff: {@code from} holds a live lease, which a final flush will move to {@code to}. */
+    public Lease prepare(String image, String from, String to) {
+        if (from.equals(to)) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': cannot move the lease from " + from + " to itself");
+        }
+        Lease lease = update(image, (current, now) -> {
+            if (current.activeAt(now) && !current.holder().equals(from)) {
+                throw current.heldError(image, now);
+            }
+            if (!current.activeAt(now)) {
+                throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + image + "': site " + from + " holds no live write lease to hand over");
+            }
+            return current.preparing(to);
+        });
+        log.info("{}: lease of {} to move to {} (epoch {})", image, from, to, lease.epoch());
+        return lease;
+    }
+}

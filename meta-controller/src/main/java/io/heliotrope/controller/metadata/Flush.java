@@ -1,0 +1,57 @@
+package io.heliotrope.controller.metadata;
+
+import io.heliotrope.controller.Names;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+
+import static java.util.Objects.requireNonNull;
+import static java.util.Objects.requireNonNullElse;
+
+/**
+ * One delta from the writer {@code site}, under lease {@code epoch}. It may also give the
+ * lease up ({@code release}) or hand it to the site a prepare named ({@code moveTo}), in
+ * the same transaction as the delta.
+ */
+public record Flush(String image, String site, long epoch, boolean release, String moveTo, BlockEntries entries) {
+    public Flush {
+        Names.image(image);
+        Names.site(site);
+        moveTo = requireNonNullElse(moveTo, "");
+        requireNonNull(entries, "entries is null");
+        if (!moveTo.isEmpty()) {
+            Names.site(moveTo);
+            if (release) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': a flush cannot both release the lease and move it");
+            }
+        }
+    }
+
+    /** Checks the entries against the image and the lease: blocks in range, own site or zero markers, versions of this epoch or older. */
+    void check(long imageBlocks) {
+        int n = entries.size();
+        if (n == 0) {
+            return;
+        }
+        long outside = entries.block(0) < 0 ? entries.block(0) : entries.block(n - 1);
+        if (outside < 0 || outside >= imageBlocks) {
+            throw new HeliotropeException(ErrorCode.OUT_OF_RANGE, "image '" + image + "': block " + Long.toUnsignedString(outside)
+                    + " is beyond the end of the image (" + imageBlocks + " blocks)");
+        }
+        long[] byHolder = entries.countByHolder();
+        for (int holder = 1; holder < byHolder.length; holder++) {
+            String named = entries.sites().get(holder - 1);
+            if (byHolder[holder] > 0 && !named.equals(site)) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': site " + site
+                        + " flushed blocks held by site " + named + "; a flush names its own site or a zero marker");
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            long version = entries.version(i);
+            if (version == 0 || (version >>> 32) > epoch) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': block " + entries.block(i)
+                        + " has version " + Long.toUnsignedString(version) + " (epoch " + (version >>> 32)
+                        + "); versions must be non-zero and from lease epoch " + epoch + " or earlier");
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+package io.heliotrope.controller.server;
+
+import io.heliotrope.controller.service.ControllerServiceConfig;
+
+import java.time.Duration;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * How one controller process runs. Null or zero values take the defaults: bind
+ * 127.0.0.1, lease TTL and ZooKeeper session timeout 15 s, root {@code /heliotrope}.
+ * A gRPC port of 0 picks a free one ({@value #DEFAULT_GRPC_PORT} is the command line's default).
+ * Like the site's, the gRPC server listens on all interfaces: gRPC's transport-neutral
+ * API takes only a port. {@code bindAddress} is where clients on this host reach it.
+ */
+public record ControllerConfig(
+        String zookeeperConnect,
+        String bindAddress,
+        int grpcPort,
+        Duration leaseTtl,
+        Duration zookeeperSessionTimeout,
+        String rootPath) {
+    public static final int DEFAULT_GRPC_PORT = 7400;
+    public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
+
+    public ControllerConfig {
+        requireNonNull(zookeeperConnect, "zookeeperConnect is null");
+        bindAddress = bindAddress == null || bindAddress.isEmpty() ? "127.0.0.1" : bindAddress;
+        if (grpcPort < 0 || grpcPort > 65535) {
+            throw new IllegalArgumentException("port out of range: " + grpcPort);
+        }
+        leaseTtl = leaseTtl == null || leaseTtl.isZero() ? ControllerServiceConfig.DEFAULT_LEASE_TTL : leaseTtl;
+        zookeeperSessionTimeout = zookeeperSessionTimeout == null || zookeeperSessionTimeout.isZero()
+                ? DEFAULT_SESSION_TIMEOUT : zookeeperSessionTimeout;
+        rootPath = rootPath == null || rootPath.isEmpty() ? ControllerServiceConfig.DEFAULT_ROOT : rootPath;
+        if (leaseTtl.isNegative() || zookeeperSessionTimeout.isNegative()) {
+            throw new IllegalArgumentException("lease TTL and session timeout must be positive");
+        }
+    }
+
+    public static ControllerConfig of(String zookeeperConnect, int grpcPort) {
+        return new ControllerConfig(zookeeperConnect, null, grpcPort, null, null, null);
+    }
+}

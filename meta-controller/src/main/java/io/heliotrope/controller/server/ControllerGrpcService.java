@@ -1,0 +1,128 @@
+package io.heliotrope.controller.server;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.heliotrope.controller.service.ControllerService;
+import io.heliotrope.error.GrpcErrors;
+import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
+import io.heliotrope.proto.controller.v1.CreateImageRequest;
+import io.heliotrope.proto.controller.v1.DeleteImageRequest;
+import io.heliotrope.proto.controller.v1.DeleteImageResponse;
+import io.heliotrope.proto.controller.v1.FlushRequest;
+import io.heliotrope.proto.controller.v1.FlushResponse;
+import io.heliotrope.proto.controller.v1.GetImageRequest;
+import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.LeaseRequest;
+import io.heliotrope.proto.controller.v1.ListImagesRequest;
+import io.heliotrope.proto.controller.v1.ListImagesResponse;
+import io.heliotrope.proto.controller.v1.ListSitesRequest;
+import io.heliotrope.proto.controller.v1.ListSitesResponse;
+import io.heliotrope.proto.controller.v1.OpenImageRequest;
+import io.heliotrope.proto.controller.v1.OpenImageResponse;
+import io.heliotrope.proto.controller.v1.PrepareRequest;
+import io.heliotrope.proto.controller.v1.Site;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import static java.util.Objects.requireNonNull;
+
+/** {@code heliotrope.controller.v1.ControllerService}: protos in, {@link ControllerService} calls, protos out. */
+public final class ControllerGrpcService extends ControllerServiceGrpc.ControllerServiceImplBase {
+    private final ControllerService service;
+
+    public ControllerGrpcService(ControllerService service) {
+        this.service = requireNonNull(service, "service is null");
+    }
+
+    @Override
+    public void registerSite(Site request, StreamObserver<Site> observer) {
+        reply(() -> service.registerSite(ControllerProtos.site(request)), ControllerProtos::toProto, observer);
+    }
+
+    @Override
+    public void listSites(ListSitesRequest request, StreamObserver<ListSitesResponse> observer) {
+        reply(service::listSites, sites -> ListSitesResponse.newBuilder()
+                .addAllSites(sites.stream().map(ControllerProtos::toProto).toList())
+                .build(), observer);
+    }
+
+    @Override
+    public void createImage(CreateImageRequest request, StreamObserver<ImageStatus> observer) {
+        reply(() -> service.createImage(ControllerProtos.spec(request)), ControllerProtos::toProto, observer);
+    }
+
+    @Override
+    public void listImages(ListImagesRequest request, StreamObserver<ListImagesResponse> observer) {
+        reply(service::listImages, images -> ListImagesResponse.newBuilder()
+                .addAllImages(images.stream().map(ControllerProtos::toProto).toList())
+                .build(), observer);
+    }
+
+    @Override
+    public void getImage(GetImageRequest request, StreamObserver<ImageStatus> observer) {
+        reply(() -> service.getImage(request.getName()), ControllerProtos::toProto, observer);
+    }
+
+    @Override
+    public void deleteImage(DeleteImageRequest request, StreamObserver<DeleteImageResponse> observer) {
+        reply(() -> service.deleteImage(request.getName()), ignored -> DeleteImageResponse.getDefaultInstance(), observer);
+    }
+
+    @Override
+    public void compactImage(GetImageRequest request, StreamObserver<ImageStatus> observer) {
+        reply(() -> service.compactImage(request.getName()), ControllerProtos::toProto, observer);
+    }
+
+    @Override
+    public void openImage(OpenImageRequest request, StreamObserver<OpenImageResponse> observer) {
+        OpenImageStream stream = new OpenImageStream((ServerCallStreamObserver<OpenImageResponse>) observer);
+        stream.start(call(() -> service.openImage(request.getImage(), request.getSite(),
+                ControllerProtos.openMode(request.getMode()), request.getCachedMetaSeq())));
+    }
+
+    @Override
+    public void renewLease(LeaseRequest request, StreamObserver<Lease> observer) {
+        reply(() -> service.renewLease(request.getImage(), request.getSite(), request.getEpoch()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
+    }
+
+    @Override
+    public StreamObserver<FlushRequest> flush(StreamObserver<FlushResponse> observer) {
+        return new FlushStream(service, observer);
+    }
+
+    @Override
+    public void closeImage(LeaseRequest request, StreamObserver<Lease> observer) {
+        reply(() -> service.closeImage(request.getImage(), request.getSite(), request.getEpoch()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
+    }
+
+    @Override
+    public void prepare(PrepareRequest request, StreamObserver<Lease> observer) {
+        reply(() -> service.prepare(request.getImage(), request.getFromSite(), request.getToSite()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
+    }
+
+    /** Runs the call; a request it cannot even convert fails the same way as one the service refuses. */
+    private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static <T, R> void reply(Supplier<CompletableFuture<T>> request, Function<T, R> toProto, StreamObserver<R> observer) {
+        call(request).whenComplete((value, failure) -> {
+            if (failure != null) {
+                observer.onError(GrpcErrors.toStatus(failure));
+            } else {
+                observer.onNext(toProto.apply(value));
+                observer.onCompleted();
+            }
+        });
+    }
+}

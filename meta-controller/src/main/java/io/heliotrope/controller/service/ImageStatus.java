@@ -1,0 +1,27 @@
+package io.heliotrope.controller.service;
+
+import io.heliotrope.controller.catalog.ImageConfig;
+import io.heliotrope.controller.lease.Lease;
+
+import java.util.Map;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * An image as the controller sees it: catalog entry, lease, where its log stands, how
+ * many blocks each site holds current, and the bytes its metadata takes in ZooKeeper.
+ */
+public record ImageStatus(
+        ImageConfig config,
+        Lease lease,
+        long metaSeq,
+        long snapshotSeq,
+        Map<String, Long> currentBlocks,
+        long zeroBlocks,
+        long metadataBytes) {
+    public ImageStatus {
+        requireNonNull(config, "config is null");
+        requireNonNull(lease, "lease is null");
+        currentBlocks = Map.copyOf(currentBlocks);
+    }
+}

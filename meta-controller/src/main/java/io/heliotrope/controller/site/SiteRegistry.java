@@ -1,0 +1,56 @@
+package io.heliotrope.controller.site;
+
+import io.heliotrope.controller.Names;
+import io.heliotrope.controller.zookeeper.Json;
+import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
+import io.heliotrope.controller.zookeeper.ZooKeeperStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static java.util.Objects.requireNonNull;
+
+/** The registered sites, one JSON znode each under {@code ROOT/sites}. */
+public final class SiteRegistry {
+    private static final Logger log = LoggerFactory.getLogger(SiteRegistry.class);
+
+    private final ZooKeeperStore zk;
+    private final ZooKeeperLayout layout;
+
+    public SiteRegistry(ZooKeeperStore zk, ZooKeeperLayout layout) {
+        this.zk = requireNonNull(zk, "zk is null");
+        this.layout = requireNonNull(layout, "layout is null");
+    }
+
+    /** Adds the site, or replaces what was registered under its name. */
+    public Site register(Site site) {
+        String path = layout.site(site.name());
+        byte[] data = Json.write(site);
+        if (!zk.create(path, data)) {
+            zk.setData(path, data, -1);
+        }
+        log.info("{}: registered (gRPC {}, NBD {})", site.name(), site.grpcAddress(), site.nbdAddress());
+        return site;
+    }
+
+    public List<Site> list() {
+        List<String> paths = zk.children(layout.sites()).stream().map(layout::site).toList();
+        List<Optional<byte[]>> data = zk.readAll(paths);
+        List<Site> sites = new ArrayList<>(paths.size());
+        for (int i = 0; i < paths.size(); i++) {
+            if (data.get(i).isPresent()) {
+                sites.add(Json.read(data.get(i).get(), Site.class, paths.get(i)));
+            }
+        }
+        return sites;
+    }
+
+    /** The registered site of that name, else {@code SITE_NOT_FOUND}. */
+    public Site require(String name) {
+        String path = layout.site(Names.site(name));
+        return zk.readJson(path, Site.class).orElseThrow(() -> Names.siteNotFound(name)).value();
+    }
+}

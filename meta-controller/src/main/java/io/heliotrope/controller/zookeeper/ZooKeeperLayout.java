@@ -1,0 +1,40 @@
+package io.heliotrope.controller.zookeeper;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Where the controller keeps its state in ZooKeeper:
+ * <pre>
+ * ROOT/sites/NAME                       site (JSON)
+ * ROOT/images/NAME/config               image configuration (JSON)
+ * ROOT/images/NAME/lease                write lease (JSON, compare-and-set on its version)
+ * ROOT/images/NAME/meta                 metaSeq, snapshotSeq and sizes (JSON)
+ * ROOT/images/NAME/log/SEQ              one committed delta (JSON head, binary payload)
+ * ROOT/images/NAME/snap/SEQ             the snapshot at SEQ (same form)
+ * ROOT/images/NAME/staging/ID/N         chunk N of a large payload (binary)
+ * </pre>
+ */
+public record ZooKeeperLayout(String root) {
+    public ZooKeeperLayout {
+        requireNonNull(root, "root is null");
+        if (!root.startsWith("/") || root.endsWith("/")) {
+            throw new IllegalArgumentException("ZooKeeper root must be an absolute path without a trailing '/': " + root);
+        }
+    }
+
+    public String sites() {
+        return root + "/sites";
+    }
+
+    public String site(String name) {
+        return sites() + "/" + name;
+    }
+
+    public String images() {
+        return root + "/images";
+    }
+
+    public ImagePaths image(String name) {
+        return new ImagePaths(images() + "/" + name);
+    }
+}

@@ -1,0 +1,282 @@
+package io.heliotrope.controller.zookeeper;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import org.apache.curator.RetryLoop;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.data.Stat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The controller's ZooKeeper client: blocking reads and writes for the executor that runs
+ * them, pipelined batches for many znodes at once, and one translation of ZooKeeper
+ * failures into {@link HeliotropeException}s (an unreachable ensemble is {@code PEER_UNAVAILABLE}).
+ */
+public final class ZooKeeperStore implements AutoCloseable {
+    /** ZooKeeper drops the connection on a request over about 1 MB (jute.maxbuffer); stay well below. */
+    public static final int MAX_REQUEST_BYTES = 900 * 1024;
+    private static final int PIPELINE_WINDOW = 32;
+
+    private final CuratorFramework client;
+    private final String connectString;
+    private final long timeoutMillis;
+
+    private ZooKeeperStore(CuratorFramework client, String connectString, long timeoutMillis) {
+        this.client = client;
+        this.connectString = connectString;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /** Connects and waits for the session, at most {@code sessionTimeout}. */
+    public static ZooKeeperStore connect(String connectString, Duration sessionTimeout) {
+        requireNonNull(connectString, "connectString is null");
+        int timeoutMillis = Math.toIntExact(sessionTimeout.toMillis());
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(timeoutMillis)
+                .connectionTimeoutMs(timeoutMillis)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3))
+                .build();
+        client.start();
+        boolean connected = false;
+        try {
+            connected = client.blockUntilConnected(timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!connected) {
+            client.close();
+            throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE,
+                    "cannot reach ZooKeeper at " + connectString + " within " + timeoutMillis + " ms");
+        }
+        return new ZooKeeperStore(client, connectString, timeoutMillis);
+    }
+
+    public Optional<Versioned<byte[]>> read(String path) {
+        try {
+            Stat stat = new Stat();
+            byte[] data = client.getData().storingStatIn(stat).forPath(path);
+            return Optional.of(new Versioned<>(data == null ? new byte[0] : data, stat.getVersion(), stat.getCzxid()));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        } catch (Exception e) {
+            throw failure("read " + path, e);
+        }
+    }
+
+    public <T> Optional<Versioned<T>> readJson(String path, Class<T> type) {
+        return read(path).map(node -> new Versioned<>(Json.read(node.value(), type, path), node.version(), node.createZxid()));
+    }
+
+    /** The names of the children, sorted; none when the znode does not exist. */
+    public List<String> children(String path) {
+        try {
+            List<String> children = new ArrayList<>(client.getChildren().forPath(path));
+            children.sort(null);
+            return children;
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw failure("list " + path, e);
+        }
+    }
+
+    /** Creates a znode; false when it exists already. */
+    public boolean create(String path, byte[] data) {
+        checkSize(path, data.length);
+        try {
+            client.create().forPath(path, data);
+            return true;
+        } catch (KeeperException.NodeExistsException e) {
+            return false;
+        } catch (Exception e) {
+            throw failure("create " + path, e);
+        }
+    }
+
+    /** Creates the znode and its parents when missing. */
+    public void ensurePath(String path) {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(path, new byte[0]);
+        } catch (KeeperException.NodeExistsException e) {
+            // there already
+        } catch (Exception e) {
+            throw failure("create " + path, e);
+        }
+    }
+
+    /** Writes a znode if its version is still {@code version} (-1: any); false when it is not, or is gone. */
+    public boolean setData(String path, byte[] data, int version) {
+        checkSize(path, data.length);
+        try {
+            client.setData().withVersion(version).forPath(path, data);
+            return true;
+        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
+            return false;
+        } catch (Exception e) {
+            throw failure("write " + path, e);
+        }
+    }
+
+    /** Deletes a znode and everything below it; nothing when it does not exist. */
+    public void deleteTree(String path) {
+        try {
+            client.delete().deletingChildrenIfNeeded().forPath(path);
+        } catch (KeeperException.NoNodeException e) {
+            // gone already
+        } catch (Exception e) {
+            throw failure("delete " + path, e);
+        }
+    }
+
+    /** Applies a transaction atomically; a refusal (version, existence) is an outcome, not an exception. */
+    public MultiOutcome commit(Transaction transaction) {
+        if (transaction.bytes() > MAX_REQUEST_BYTES) {
+            throw new IllegalStateException("transaction of " + transaction.bytes() + " bytes exceeds " + MAX_REQUEST_BYTES);
+        }
+        try {
+            RetryLoop.callWithRetry(client.getZookeeperClient(),
+                    () -> client.getZookeeperClient().getZooKeeper().multi(transaction.ops()));
+            return MultiOutcome.COMMITTED;
+        } catch (KeeperException e) {
+            List<OpResult> results = e.getResults();
+            if (results == null) {
+                throw failure("commit a transaction", e);
+            }
+            for (int i = 0; i < results.size(); i++) {
+                if (results.get(i) instanceof OpResult.ErrorResult error
+                        && error.getErr() != KeeperException.Code.OK.intValue()
+                        && error.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                    return new MultiOutcome(i, KeeperException.Code.get(error.getErr()));
+                }
+            }
+            throw failure("commit a transaction", e);
+        } catch (Exception e) {
+            throw failure("commit a transaction", e);
+        }
+    }
+
+    /** Reads many znodes with many requests in flight; an empty element for a missing znode. */
+    public List<Optional<byte[]>> readAll(List<String> paths) {
+        List<CuratorEvent> events = pipeline("read", paths.stream()
+                .map(path -> (Request) callback -> client.getData().inBackground(callback).forPath(path))
+                .toList());
+        List<Optional<byte[]>> data = new ArrayList<>(events.size());
+        for (CuratorEvent event : events) {
+            KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+            if (code == KeeperException.Code.NONODE) {
+                data.add(Optional.empty());
+            } else if (code == KeeperException.Code.OK) {
+                data.add(Optional.of(event.getData() == null ? new byte[0] : event.getData()));
+            } else {
+                throw failure("read " + event.getPath(), KeeperException.create(code, event.getPath()));
+            }
+        }
+        return data;
+    }
+
+    /** Creates many znodes with many requests in flight; one that exists already counts as created. */
+    public void createAll(List<String> paths, List<byte[]> data) {
+        List<Request> requests = new ArrayList<>(paths.size());
+        for (int i = 0; i < paths.size(); i++) {
+            String path = paths.get(i);
+            byte[] bytes = data.get(i);
+            checkSize(path, bytes.length);
+            requests.add(callback -> client.create().inBackground(callback).forPath(path, bytes));
+        }
+        expect("create", pipeline("create", requests), KeeperException.Code.NODEEXISTS);
+    }
+
+    /** Deletes many childless znodes with many requests in flight; a missing one counts as deleted. */
+    public void deleteAll(List<String> paths) {
+        expect("delete", pipeline("delete", paths.stream()
+                .map(path -> (Request) callback -> client.delete().inBackground(callback).forPath(path))
+                .toList()), KeeperException.Code.NONODE);
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    private interface Request {
+        void send(BackgroundCallback callback) throws Exception;
+    }
+
+    private List<CuratorEvent> pipeline(String action, List<Request> requests) {
+        Semaphore window = new Semaphore(PIPELINE_WINDOW);
+        List<CompletableFuture<CuratorEvent>> pending = new ArrayList<>(requests.size());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        try {
+            for (Request request : requests) {
+                if (!window.tryAcquire(remaining(deadline), TimeUnit.NANOSECONDS)) {
+                    throw new TimeoutException("no reply within " + timeoutMillis + " ms");
+                }
+                CompletableFuture<CuratorEvent> reply = new CompletableFuture<>();
+                pending.add(reply);
+                request.send((ignored, event) -> {
+                    window.release();
+                    reply.complete(event);
+                });
+            }
+            List<CuratorEvent> events = new ArrayList<>(pending.size());
+            for (CompletableFuture<CuratorEvent> reply : pending) {
+                events.add(reply.get(remaining(deadline), TimeUnit.NANOSECONDS));
+            }
+            return events;
+        } catch (ExecutionException e) {
+            throw failure(action + " " + requests.size() + " znodes", e.getCause());
+        } catch (Exception e) {
+            throw failure(action + " " + requests.size() + " znodes", e);
+        }
+    }
+
+    private static long remaining(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private void expect(String action, List<CuratorEvent> events, KeeperException.Code alsoFine) {
+        for (CuratorEvent event : events) {
+            KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+            if (code != KeeperException.Code.OK && code != alsoFine) {
+                throw failure(action + " " + event.getPath(), KeeperException.create(code, event.getPath()));
+            }
+        }
+    }
+
+    private static void checkSize(String path, int dataBytes) {
+        if (dataBytes + path.length() > MAX_REQUEST_BYTES) {
+            throw new IllegalStateException("write of " + dataBytes + " bytes to " + path + " exceeds " + MAX_REQUEST_BYTES);
+        }
+    }
+
+    private HeliotropeException failure(String action, Throwable e) {
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        boolean unreachable = e instanceof KeeperException.ConnectionLossException
+                || e instanceof KeeperException.SessionExpiredException
+                || e instanceof KeeperException.OperationTimeoutException
+                || e instanceof InterruptedException
+                || e instanceof TimeoutException;
+        return new HeliotropeException(unreachable ? ErrorCode.PEER_UNAVAILABLE : ErrorCode.STORAGE_FAILURE,
+                "ZooKeeper at " + connectString + " failed to " + action + ": " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,191 @@
+package io.heliotrope.controller.lease;
+
+import io.heliotrope.controller.TestingClock;
+import io.heliotrope.controller.TestingController;
+import io.heliotrope.controller.ZooKeeperExtension;
+import io.heliotrope.controller.metadata.BlockEntries;
+import io.heliotrope.controller.metadata.Changes;
+import io.heliotrope.controller.metadata.Flush;
+import io.heliotrope.controller.metadata.Flushed;
+import io.heliotrope.controller.service.ControllerService;
+import io.heliotrope.controller.service.OpenMode;
+import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.stream.IntStream;
+
+import static io.heliotrope.controller.HeliotropeAssertions.assertRefused;
+import static io.heliotrope.controller.TestingController.LEASE_TTL;
+import static io.heliotrope.controller.TestingController.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@ExtendWith(ZooKeeperExtension.class)
+class TestLeases {
+    private static final long START = 1_700_000_000_000L;
+
+    private final TestingClock clock = new TestingClock(START);
+    private final String root = TestingController.newRoot();
+    private TestingController controller;
+    private ControllerService service;
+
+    @BeforeEach
+    void start(EmbeddedZooKeeper zooKeeper) {
+        controller = new TestingController(zooKeeper, root, clock, TestingController.MANUAL);
+        service = controller.service();
+        controller.registerSites("a", "b", "c");
+        controller.createImage("vm", 1024);
+    }
+
+    @AfterEach
+    void stop() {
+        controller.close();
+    }
+
+    @Test
+    void ofManySitesOpeningAtOnceExactlyOneGetsTheLease(EmbeddedZooKeeper zooKeeper) {
+        List<String> sites = IntStream.range(0, 12).mapToObj(i -> "racer-" + i).toList();
+        controller.registerSites(sites.toArray(String[]::new));
+        try (TestingController other = new TestingController(zooKeeper, root, clock, TestingController.MANUAL)) {
+            List<CompletableFuture<Lease>> opens = new ArrayList<>();
+            for (int i = 0; i < sites.size(); i++) {
+                ControllerService via = i % 2 == 0 ? service : other.service();
+                opens.add(via.openImage("vm", sites.get(i), OpenMode.WRITE, 0).thenApply(opened -> opened.lease()));
+            }
+            CompletableFuture.allOf(opens.stream().map(open -> open.exceptionally(failure -> null)).toArray(CompletableFuture[]::new)).join();
+
+            List<Lease> granted = opens.stream().filter(open -> !open.isCompletedExceptionally()).map(CompletableFuture::join).toList();
+            assertThat(granted).hasSize(1);
+            assertThat(granted.get(0).epoch()).isEqualTo(1);
+            for (CompletableFuture<Lease> open : opens) {
+                if (open.isCompletedExceptionally()) {
+                    assertThatThrownBy(open::join).isInstanceOf(CompletionException.class)
+                            .cause().isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.LEASE_HELD))
+                            .hasMessage("image 'vm': write lease held by site " + granted.get(0).holder() + " (epoch 1, 15.0 s left)");
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFlushWithAnOlderEpochIsFenced() {
+        Lease first = controller.openForWrite("vm", "a");
+        Lease second = controller.openForWrite("vm", "a");
+        assertThat(second.epoch()).isEqualTo(first.epoch() + 1);
+
+        assertRefused(() -> controller.flush("vm", "a", first.epoch(), entries("a", first.epoch())), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site a");
+        assertThat(controller.flush("vm", "a", second.epoch(), entries("a", second.epoch())).metaSeq()).isEqualTo(1);
+    }
+
+    @Test
+    void anExpiredLeaseFencesItsHolderAndPassesToTheNextSite() {
+        Lease lease = controller.openForWrite("vm", "a");
+        clock.advance(Duration.ofSeconds(10));
+        Lease renewed = await(service.renewLease("vm", "a", lease.epoch()));
+        assertThat(renewed.expiresEpochMillis()).isEqualTo(clock.millis() + LEASE_TTL.toMillis());
+        assertRefused(() -> controller.openForWrite("vm", "b"), ErrorCode.LEASE_HELD,
+                "image 'vm': write lease held by site a (epoch 1, 15.0 s left)");
+
+        clock.advance(LEASE_TTL.plusSeconds(2));
+        assertRefused(() -> await(service.renewLease("vm", "a", lease.epoch())), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: expired 2.0 s ago");
+        assertRefused(() -> controller.flush("vm", "a", lease.epoch(), entries("a", 1)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: expired 2.0 s ago");
+
+        Lease taken = controller.openForWrite("vm", "b");
+        assertThat(taken).isEqualTo(new Lease("b", 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
+        assertRefused(() -> controller.flush("vm", "a", lease.epoch(), entries("a", 1)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site b");
+    }
+
+    @Test
+    void closingReleasesTheLeaseButKeepsItsEpoch() {
+        Lease lease = controller.openForWrite("vm", "a");
+        assertRefused(() -> await(service.closeImage("vm", "a", 7)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 7 of site a is stale: fenced by epoch 1 at site a");
+
+        Lease released = await(service.closeImage("vm", "a", lease.epoch()));
+
+        assertThat(released).isEqualTo(new Lease("", 1, 0, LEASE_TTL.toMillis(), ""));
+        assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: released");
+        assertThat(controller.openForWrite("vm", "b").epoch()).isEqualTo(2);
+    }
+
+    @Test
+    void aFinalFlushMayReleaseTheLease() {
+        Lease lease = controller.openForWrite("vm", "a");
+
+        Flushed flushed = await(service.flush(new Flush("vm", "a", lease.epoch(), true, "", entries("a", 1))));
+
+        assertThat(flushed.metaSeq()).isEqualTo(1);
+        assertThat(flushed.lease()).isEqualTo(new Lease("", 1, 0, LEASE_TTL.toMillis(), ""));
+        assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: released");
+    }
+
+    @Test
+    void aPreparedMoveHandsTheLeaseOverWithTheFinalFlush() {
+        Lease lease = controller.openForWrite("vm", "a");
+        assertRefused(() -> await(service.prepare("vm", "b", "c")), ErrorCode.LEASE_HELD,
+                "image 'vm': write lease held by site a (epoch 1, 15.0 s left)");
+        assertRefused(() -> await(service.prepare("vm", "a", "nowhere")), ErrorCode.SITE_NOT_FOUND, "site 'nowhere' is not registered");
+        Lease prepared = await(service.prepare("vm", "a", "b"));
+        assertThat(prepared.movingTo()).isEqualTo("b");
+        assertRefused(() -> await(service.flush(new Flush("vm", "a", 1, false, "c", entries("a", 1)))), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': cannot move the lease to c: the prepared move is to b");
+
+        Flushed moved = await(service.flush(new Flush("vm", "a", lease.epoch(), false, "b", entries("a", 1))));
+
+        assertThat(moved.metaSeq()).isEqualTo(1);
+        assertThat(moved.lease()).isEqualTo(new Lease("b", 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
+        assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site b");
+        assertThat(controller.flush("vm", "b", 2, entries("b", 2)).metaSeq()).isEqualTo(2);
+        Changes changes = await(service.openImage("vm", "c", OpenMode.READ, 0)).changes();
+        assertThat(changes.deltas()).containsExactly(entries("a", 1), entries("b", 2));
+    }
+
+    @Test
+    void aMoveNeedsAPrepare() {
+        controller.openForWrite("vm", "a");
+        assertRefused(() -> await(service.flush(new Flush("vm", "a", 1, false, "b", BlockEntries.EMPTY))), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': cannot move the lease to b: no move was prepared");
+    }
+
+    @Test
+    void unknownSitesAndImagesAreRefused() {
+        assertRefused(() -> controller.openForWrite("vm", "mars"), ErrorCode.SITE_NOT_FOUND, "site 'mars' is not registered");
+        assertRefused(() -> controller.openForWrite("nope", "a"), ErrorCode.IMAGE_NOT_FOUND, "image 'nope' does not exist");
+        assertRefused(() -> controller.flush("vm", "mars", 1, entries("a", 1)), ErrorCode.SITE_NOT_FOUND, "site 'mars' is not registered");
+        assertRefused(() -> await(service.renewLease("vm", "Bad Site", 1)), ErrorCode.INVALID_ARGUMENT,
+                "invalid site name 'Bad Site': use 1 to 63 lowercase letters, digits or '-'");
+    }
+
+    @Test
+    void anImageIsNotDeletedUnderALiveLease() {
+        Lease lease = controller.openForWrite("vm", "a");
+        assertRefused(() -> await(service.deleteImage("vm")), ErrorCode.IMAGE_IN_USE,
+                "image 'vm' is open for writing at site a (epoch 1); close it or wait for its lease to expire");
+
+        clock.advance(LEASE_TTL);
+        await(service.deleteImage("vm"));
+
+        assertRefused(() -> await(service.renewLease("vm", "a", lease.epoch())), ErrorCode.IMAGE_NOT_FOUND, "image 'vm' does not exist");
+    }
+
+    private static BlockEntries entries(String site, long epoch) {
+        return BlockEntries.builder().add(epoch, epoch << 32 | 1, site).build();
+    }
+}

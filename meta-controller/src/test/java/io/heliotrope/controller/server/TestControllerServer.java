@@ -1,0 +1,231 @@
+package io.heliotrope.controller.server;
+
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.heliotrope.controller.TestingController;
+import io.heliotrope.controller.ZooKeeperExtension;
+import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.GrpcErrors;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.controller.v1.BlockMetadata;
+import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
+import io.heliotrope.proto.controller.v1.CreateImageRequest;
+import io.heliotrope.proto.controller.v1.DeleteImageRequest;
+import io.heliotrope.proto.controller.v1.FlushHeader;
+import io.heliotrope.proto.controller.v1.FlushRequest;
+import io.heliotrope.proto.controller.v1.FlushResponse;
+import io.heliotrope.proto.controller.v1.GetImageRequest;
+import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.LeaseRequest;
+import io.heliotrope.proto.controller.v1.ListImagesRequest;
+import io.heliotrope.proto.controller.v1.OpenImageRequest;
+import io.heliotrope.proto.controller.v1.OpenImageResponse;
+import io.heliotrope.proto.controller.v1.OpenMode;
+import io.heliotrope.proto.controller.v1.PropagationMode;
+import io.heliotrope.proto.controller.v1.Site;
+import io.heliotrope.proto.controller.v1.SiteBlocks;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.heliotrope.controller.HeliotropeAssertions.assertRefused;
+import static io.heliotrope.controller.TestingController.await;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@ExtendWith(ZooKeeperExtension.class)
+class TestControllerServer {
+    private static final int ENTRIES = 150_000;
+
+    private ControllerServer server;
+    private ManagedChannel channel;
+    private ControllerServiceGrpc.ControllerServiceBlockingStub client;
+
+    @BeforeEach
+    void start(EmbeddedZooKeeper zooKeeper) throws IOException {
+        server = ControllerServer.start(new ControllerConfig(zooKeeper.connectString(), null, 0, null, null, TestingController.newRoot()));
+        channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.grpcPort(), InsecureChannelCredentials.create()).build();
+        client = ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server.close();
+    }
+
+    @Test
+    void aSiteWritesAnImageAndAnotherReadsItBack() {
+        client.registerSite(Site.newBuilder().setName("a").setGrpcAddress("a:7410").build());
+        client.registerSite(Site.newBuilder().setName("b").setGrpcAddress("b:7410").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1L << 32).build());
+        assertThat(client.listImages(ListImagesRequest.getDefaultInstance()).getImagesList())
+                .singleElement().satisfies(image -> {
+                    assertThat(image.getMode()).isEqualTo(PropagationMode.PROPAGATION_MODE_PROACTIVE);
+                    assertThat(image.getBlockSize()).isEqualTo(4096);
+                });
+
+        List<OpenImageResponse> opened = open("a", OpenMode.OPEN_MODE_WRITE, 0);
+        assertThat(opened).singleElement().satisfies(first -> {
+            assertThat(first.getLease().getHolder()).isEqualTo("a");
+            assertThat(first.getLease().getEpoch()).isEqualTo(1);
+            assertThat(first.getConfig().getName()).isEqualTo("vm");
+            assertThat(first.getMetaSeq()).isZero();
+        });
+
+        FlushResponse flushed = flush(1, message(0, ENTRIES / 2, 1), message(ENTRIES / 2, ENTRIES, 1));
+        assertThat(flushed.getMetaSeq()).isEqualTo(1);
+        assertThat(flushed.getBlocks()).isEqualTo(ENTRIES);
+        assertThat(flushed.getLease().getHolder()).isEqualTo("a");
+
+        List<OpenImageResponse> read = open("b", OpenMode.OPEN_MODE_READ, 0);
+        assertThat(read).hasSize(3);
+        assertThat(read.get(0).getSnapshot()).isFalse();
+        assertThat(read.get(0).getLease().getHolder()).isEqualTo("a");
+        List<Long> blocks = new ArrayList<>();
+        for (OpenImageResponse message : read) {
+            assertThat(message.getMetaSeq()).isEqualTo(1);
+            BlockMetadata entries = message.getEntries();
+            for (int i = 0; i < entries.getBlocksCount(); i++) {
+                blocks.add(entries.getBlocks(i));
+                assertThat(entries.getVersions(i)).isEqualTo(1L << 32 | entries.getBlocks(i) % 7 + 1);
+                assertThat(entries.getHolders(i) == 0 ? "zero" : entries.getSites(entries.getHolders(i) - 1))
+                        .isEqualTo(entries.getBlocks(i) % 10 == 0 ? "zero" : "a");
+            }
+        }
+        assertThat(blocks).hasSize(ENTRIES).isSorted().first().isEqualTo(0L);
+
+        ImageStatus status = client.getImage(GetImageRequest.newBuilder().setName("vm").build());
+        assertThat(status.getCurrentBlocksList()).containsExactly(SiteBlocks.newBuilder().setSite("a").setBlocks(ENTRIES - ENTRIES / 10).build());
+        assertThat(status.getZeroBlocks()).isEqualTo(ENTRIES / 10);
+        assertThat(status.getMetaSeq()).isEqualTo(1);
+        ImageStatus compacted = client.compactImage(GetImageRequest.newBuilder().setName("vm").build());
+        assertThat(compacted.getSnapshotSeq()).isEqualTo(1);
+        assertThat(open("b", OpenMode.OPEN_MODE_READ, 0).get(0).getSnapshot()).isTrue();
+    }
+
+    @Test
+    void aStaleLeaseArrivesAsFailedPreconditionWithItsCode() {
+        client.registerSite(Site.newBuilder().setName("a").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+
+        CompletableFuture<FlushResponse> stale = flushAsync(header(1), message(0, 10, 1));
+
+        assertThatThrownBy(() -> await(stale)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+            assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+            HeliotropeException error = GrpcErrors.toException(e, "controller");
+            assertThat(error.code()).isEqualTo(ErrorCode.STALE_LEASE);
+            assertThat(error).hasMessage("image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site a");
+        });
+        Lease renewed = client.renewLease(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(2).build());
+        assertThat(renewed.getHolder()).isEqualTo("a");
+        assertThat(renewed.getImage()).isEqualTo("vm");
+        Lease closed = client.closeImage(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(2).build());
+        assertThat(closed.getHolder()).isEmpty();
+        assertThat(closed.getEpoch()).isEqualTo(2);
+        client.deleteImage(DeleteImageRequest.newBuilder().setName("vm").build());
+        assertRefused(() -> call(() -> client.getImage(GetImageRequest.newBuilder().setName("vm").build())),
+                ErrorCode.IMAGE_NOT_FOUND, "image 'vm' does not exist");
+    }
+
+    @Test
+    void badRequestsAreInvalidArguments() {
+        assertRefused(() -> call(() -> open("a", OpenMode.OPEN_MODE_UNSPECIFIED, 0)), ErrorCode.INVALID_ARGUMENT,
+                "OpenImage needs mode OPEN_MODE_WRITE or OPEN_MODE_READ");
+        assertRefused(() -> call(() -> await(flushAsync(null, FlushRequest.getDefaultInstance()))), ErrorCode.INVALID_ARGUMENT,
+                "the first Flush message must carry the header");
+        assertRefused(() -> call(() -> client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(100).build())),
+                ErrorCode.INVALID_ARGUMENT, "invalid size 100 for image 'vm': must be a positive multiple of 4096 bytes, at most 1 PiB");
+        FlushRequest mismatched = FlushRequest.newBuilder().setEntries(BlockMetadata.newBuilder().addBlocks(1).addSites("a").addHolders(1)).build();
+        assertRefused(() -> call(() -> await(flushAsync(header(1), mismatched))), ErrorCode.INVALID_ARGUMENT,
+                "block metadata columns differ in length: 1 blocks, 0 versions, 1 holders");
+    }
+
+    @Test
+    void anUnreachableZooKeeperIsReportedClearly() throws IOException {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        ControllerConfig config = new ControllerConfig("127.0.0.1:" + port, null, 0, null, Duration.ofSeconds(1), null);
+
+        assertRefused(() -> ControllerServer.start(config), ErrorCode.PEER_UNAVAILABLE,
+                "cannot reach ZooKeeper at 127.0.0.1:" + port + " within 1000 ms");
+    }
+
+    private List<OpenImageResponse> open(String site, OpenMode mode, long cachedMetaSeq) {
+        List<OpenImageResponse> messages = new ArrayList<>();
+        client.openImage(OpenImageRequest.newBuilder().setImage("vm").setSite(site).setMode(mode).setCachedMetaSeq(cachedMetaSeq).build())
+                .forEachRemaining(messages::add);
+        return messages;
+    }
+
+    /** Blocks from..to of site "a" (every tenth a zero marker), as one Flush message. */
+    private static FlushRequest message(int from, int to, long epoch) {
+        BlockMetadata.Builder entries = BlockMetadata.newBuilder().addSites("a");
+        for (int block = from; block < to; block++) {
+            entries.addBlocks(block).addVersions(epoch << 32 | block % 7 + 1).addHolders(block % 10 == 0 ? 0 : 1);
+        }
+        return FlushRequest.newBuilder().setEntries(entries).build();
+    }
+
+    private FlushResponse flush(long epoch, FlushRequest... messages) {
+        return await(flushAsync(header(epoch), messages));
+    }
+
+    private static FlushHeader header(long epoch) {
+        return FlushHeader.newBuilder().setImage("vm").setSite("a").setEpoch(epoch).build();
+    }
+
+    /** Sends the header (if any) with the first message, then the rest. */
+    private CompletableFuture<FlushResponse> flushAsync(FlushHeader header, FlushRequest... messages) {
+        CompletableFuture<FlushResponse> response = new CompletableFuture<>();
+        StreamObserver<FlushRequest> requests = ControllerServiceGrpc.newStub(channel).flush(new StreamObserver<>() {
+            @Override
+            public void onNext(FlushResponse value) {
+                response.complete(value);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                response.completeExceptionally(t);
+            }
+
+            @Override
+            public void onCompleted() {
+                response.completeExceptionally(new AssertionError("no response"));
+            }
+        });
+        for (int i = 0; i < messages.length; i++) {
+            requests.onNext(i == 0 && header != null ? messages[i].toBuilder().setHeader(header).build() : messages[i]);
+        }
+        requests.onCompleted();
+        return response;
+    }
+
+    /** Runs a gRPC call, turning its failure into the error the server raised. */
+    private static void call(Runnable call) {
+        try {
+            call.run();
+        } catch (StatusRuntimeException e) {
+            throw GrpcErrors.toException(e, "controller");
+        }
+    }
+}
