@@ -41,7 +41,7 @@ class SiteCloseToOpenIT {
     void aSecondSiteKnowsEveryBlockTheFirstWroteAndWhereItIs() throws Exception {
         try (TestingSite a = site("site-a"); TestingSite b = site("site-b")) {
             createImage("shared", "16M");
-            ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 0 1M", "-c", "write -P 0x33 8M 4k", "-c", "write -z 12M 8k", a.nbdUri("shared"));
+            ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 0 1M", "-c", "write -P 0x33 8M 4k", "-c", "write -P 0x01 12M 8k", "-c", "write -z 12M 8k", a.nbdUri("shared"));
 
             ControllerClient controller = cluster.client(0);
             Await.until("site-a's close reached the controller", TIMEOUT,
@@ -57,7 +57,6 @@ class SiteCloseToOpenIT {
             String show = b.image("show", "shared").assertSuccess().stdout();
             assertThat(show).contains("view:        metaSeq " + controller.status("shared").getMetaSeq(),
                     "stale:       257 blocks current at site site-a");
-            assertThat(b.log()).contains("block 0 is current only at site 'site-a'");
 
             ok("qemu-io", "-f", "raw", "-c", "write -P 0x77 0 4k", b.nbdUri("shared"));
             Await.until("site-b's close reached the controller", TIMEOUT, () -> blocksAt(controller.status("shared"), "site-b") == 1);
