@@ -1,7 +1,5 @@
 package io.heliotrope.cli;
 
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
 import io.heliotrope.proto.controller.v1.DeleteImageRequest;

@@ -1,6 +1,5 @@
 package io.heliotrope.cli;
 
-import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageRequest;

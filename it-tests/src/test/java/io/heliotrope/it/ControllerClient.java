@@ -2,6 +2,7 @@ package io.heliotrope.it;
 
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import io.heliotrope.grpc.ResponseFuture;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.error.HeliotropeException;
@@ -29,7 +30,6 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -111,23 +111,8 @@ final class ControllerClient {
 
     /** Streams the header, then the delta in batches; returns once the controller answered. */
     FlushResponse flush(String image, String site, long epoch, Delta delta, boolean release) {
-        CompletableFuture<FlushResponse> response = new CompletableFuture<>();
-        StreamObserver<FlushRequest> requests = async.get().flush(new StreamObserver<>() {
-            @Override
-            public void onNext(FlushResponse value) {
-                response.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                response.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                response.completeExceptionally(new IllegalStateException("flush ended without a response"));
-            }
-        });
+        ResponseFuture<FlushResponse> response = new ResponseFuture<>();
+        StreamObserver<FlushRequest> requests = async.get().flush(response);
         requests.onNext(FlushRequest.newBuilder()
                 .setHeader(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRelease(release))
                 .build());

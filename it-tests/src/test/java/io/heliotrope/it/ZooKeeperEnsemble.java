@@ -1,13 +1,11 @@
 package io.heliotrope.it;
 
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
+
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -175,16 +173,10 @@ final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     private static String fourLetterWord(Node node, String word) {
-        int timeout = (int) FOUR_LETTER_TIMEOUT.toMillis();
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), node.clientPort), timeout);
-            socket.setSoTimeout(timeout);
-            OutputStream out = socket.getOutputStream();
-            out.write(word.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
+        try {
+            return FourLetterWordMain.send4LetterWord(InetAddress.getLoopbackAddress().getHostAddress(), node.clientPort, word, false,
+                    (int) FOUR_LETTER_TIMEOUT.toMillis());
+        } catch (IOException | X509Exception.SSLContextException e) {
             return "";
         }
     }

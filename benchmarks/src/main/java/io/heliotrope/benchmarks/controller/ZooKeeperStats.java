@@ -1,12 +1,11 @@
 package io.heliotrope.benchmarks.controller;
 
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
+
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -50,16 +49,10 @@ final class ZooKeeperStats {
     }
 
     private static String fourLetterWord(InetSocketAddress server, String word) {
-        try (Socket socket = new Socket()) {
-            socket.connect(server, TIMEOUT_MILLIS);
-            socket.setSoTimeout(TIMEOUT_MILLIS);
-            OutputStream out = socket.getOutputStream();
-            out.write(word.getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot ask " + server + " for " + word, e);
+        try {
+            return FourLetterWordMain.send4LetterWord(server.getHostString(), server.getPort(), word, false, TIMEOUT_MILLIS);
+        } catch (IOException | X509Exception.SSLContextException e) {
+            throw new UncheckedIOException("cannot ask " + server + " for " + word, e instanceof IOException io ? io : new IOException(e));
         }
     }
 }

@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import io.heliotrope.grpc.ResponseFuture;
 import io.heliotrope.controller.TestingController;
 import io.heliotrope.controller.ZooKeeperExtension;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
@@ -196,23 +197,8 @@ class TestControllerServer {
 
     /** Sends the header (if any) with the first message, then the rest. */
     private CompletableFuture<FlushResponse> flushAsync(FlushHeader header, FlushRequest... messages) {
-        CompletableFuture<FlushResponse> response = new CompletableFuture<>();
-        StreamObserver<FlushRequest> requests = ControllerServiceGrpc.newStub(channel).flush(new StreamObserver<>() {
-            @Override
-            public void onNext(FlushResponse value) {
-                response.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                response.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                response.completeExceptionally(new AssertionError("no response"));
-            }
-        });
+        ResponseFuture<FlushResponse> response = new ResponseFuture<>();
+        StreamObserver<FlushRequest> requests = ControllerServiceGrpc.newStub(channel).flush(response);
         for (int i = 0; i < messages.length; i++) {
             requests.onNext(i == 0 && header != null ? messages[i].toBuilder().setHeader(header).build() : messages[i]);
         }

@@ -4,6 +4,7 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
+import io.heliotrope.grpc.ResponseFuture;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.controller.v1.BlockMetadata;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
@@ -25,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -79,25 +79,10 @@ public final class GrpcController implements Controller {
 
     @Override
     public long flush(String image, long epoch, List<BlockVersion> blocks, boolean release) {
-        CompletableFuture<FlushResponse> response = new CompletableFuture<>();
+        ResponseFuture<FlushResponse> response = new ResponseFuture<>();
         StreamObserver<FlushRequest> requests = ControllerServiceGrpc.newStub(channel)
                 .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
-                .flush(new StreamObserver<>() {
-                    @Override
-                    public void onNext(FlushResponse value) {
-                        response.complete(value);
-                    }
-
-                    @Override
-                    public void onError(Throwable failure) {
-                        response.completeExceptionally(failure);
-                    }
-
-                    @Override
-                    public void onCompleted() {
-                        response.completeExceptionally(new IllegalStateException("flush ended without a response"));
-                    }
-                });
+                .flush(response);
         requests.onNext(FlushRequest.newBuilder()
                 .setHeader(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRelease(release))
                 .build());
