@@ -7,6 +7,7 @@ import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.ListImagesRequest;
+import io.heliotrope.proto.controller.v1.PropagationMode;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +19,11 @@ final class CatalogClient extends GrpcClient {
     }
 
     ImageStatus create(String name, long sizeBytes) {
-        return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
+        return create(name, sizeBytes, PropagationMode.PROPAGATION_MODE_PROACTIVE);
+    }
+
+    ImageStatus create(String name, long sizeBytes, PropagationMode mode) {
+        return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).setMode(mode).build()));
     }
 
     List<ImageConfig> list() {

@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.PropagationMode;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import picocli.CommandLine.Command;
@@ -76,15 +77,21 @@ final class ImageCommand {
                 description = "Size, a multiple of 4096 bytes: 4096, 256M, 10G, 1T.")
         long size;
 
+        @Option(names = "--mode", paramLabel = "MODE", converter = Mode.Converter.class, description = "Propagation mode, with --controller: proactive (default), on-demand, sync or remote.")
+        Mode mode;
+
         @Override
         void run(ImageClient client, PrintStream out) {
+            if (mode != null) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--mode belongs to the controller's catalog: add --controller HOST:PORT");
+            }
             ImageInfo image = client.create(name, size);
             out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) {
-            ImageConfig image = catalog.create(name, size).getConfig();
+            ImageConfig image = catalog.create(name, size, mode == null ? PropagationMode.PROPAGATION_MODE_PROACTIVE : mode.proto).getConfig();
             out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
         }
     }
@@ -227,7 +234,32 @@ final class ImageCommand {
         }
     }
 
+    /** Propagation modes as written on the command line (DESIGN.md section 6). */
+    enum Mode {
+        PROACTIVE(PropagationMode.PROPAGATION_MODE_PROACTIVE),
+        ON_DEMAND(PropagationMode.PROPAGATION_MODE_ON_DEMAND),
+        SYNC(PropagationMode.PROPAGATION_MODE_SYNC),
+        REMOTE(PropagationMode.PROPAGATION_MODE_REMOTE);
+
+        final PropagationMode proto;
+
+        Mode(PropagationMode proto) {
+            this.proto = proto;
+        }
+
+        static final class Converter implements picocli.CommandLine.ITypeConverter<Mode> {
+            @Override
+            public Mode convert(String value) {
+                try {
+                    return Mode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+                } catch (IllegalArgumentException e) {
+                    throw new picocli.CommandLine.TypeConversionException("invalid mode '" + value + "': use proactive, on-demand, sync or remote");
+                }
+            }
+        }
+    }
+
     private static String mode(ImageConfig image) {
-        return image.getMode().name().replace("PROPAGATION_MODE_", "").toLowerCase(java.util.Locale.ROOT);
+        return image.getMode().name().replace("PROPAGATION_MODE_", "").replace('_', '-').toLowerCase(java.util.Locale.ROOT);
     }
 }

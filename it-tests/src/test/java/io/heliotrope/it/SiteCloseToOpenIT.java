@@ -61,7 +61,17 @@ class SiteCloseToOpenIT {
             ok("qemu-io", "-f", "raw", "-c", "write -P 0x77 0 4k", b.nbdUri("shared"));
             Await.until("site-b's close reached the controller", TIMEOUT, () -> blocksAt(controller.status("shared"), "site-b") == 1);
             assertThat(blocksAt(controller.status("shared"), "site-a")).isEqualTo(256);
+            assertThat(helio("image", "show", "shared", "--controller", cluster.controller(0).target()).assertSuccess().stdout())
+                    .contains("mode:        proactive (K 1000, S 1)", "lease:       none (last epoch 4)", "  site-a               256", "  site-b               1");
         }
+    }
+
+    @Test
+    void imagesAreCreatedInTheControllersCatalogWithTheirMode() {
+        String target = cluster.controller(0).target();
+        helio("image", "create", "lazy", "--size", "4M", "--mode", "on-demand", "--controller", target).assertSuccess();
+        assertThat(helio("image", "ls", "--controller", target).assertSuccess().stdout()).containsPattern("lazy +4\\.0 MiB on-demand ");
+        assertThat(helio("image", "rm", "lazy", "--controller", target).assertSuccess().stdout()).isEqualTo("removed lazy\n");
     }
 
     @Test
