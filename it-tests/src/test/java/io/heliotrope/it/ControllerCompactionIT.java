@@ -1,7 +1,6 @@
 package io.heliotrope.it;
 
 import io.heliotrope.it.ControllerClient.Opened;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -30,13 +29,7 @@ class ControllerCompactionIT {
     private static final int FLUSHES = 60;
 
     @RegisterExtension
-    static final ControllerExtension cluster = new ControllerExtension(2);
-
-    @BeforeAll
-    static void registerSites() {
-        cluster.client(0).registerSite(SITE_A);
-        cluster.client(0).registerSite(SITE_B);
-    }
+    static final ControllerExtension cluster = new ControllerExtension(2).withSites(SITE_A, SITE_B);
 
     /** What a site got when it opened from {@code cachedMetaSeq}. */
     private record Sync(long cachedMetaSeq, Opened opened) {}

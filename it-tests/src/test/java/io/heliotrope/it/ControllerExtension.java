@@ -13,23 +13,30 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * A 3-node {@link ZooKeeperEnsemble} and {@code count} {@link TestingController}s on it
- * for a test class: started before its first test, closed after its last, their logs
- * printed when a test fails. Before each test, whatever an earlier test killed is
- * started again.
+ * for a test class: started before its first test, with the sites named by
+ * {@link #withSites} registered, closed after its last, their logs printed when a test
+ * fails. Before each test, whatever an earlier test killed is started again.
  * <pre>{@code
  * @RegisterExtension
- * static final ControllerExtension cluster = new ControllerExtension(2, "--lease-ttl", "2s");
+ * static final ControllerExtension cluster = new ControllerExtension(2, "--lease-ttl", "2s").withSites("site-a", "site-b");
  * }</pre>
  */
 final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback, AfterAllCallback, TestWatcher {
     private final int count;
     private final List<String> options;
+    private final List<String> sites = new ArrayList<>();
     private final List<TestingController> controllers = new ArrayList<>();
     private ZooKeeperEnsemble ensemble;
 
     ControllerExtension(int count, String... options) {
         this.count = count;
         this.options = List.of(options);
+    }
+
+    /** Sites to register through the first controller once the controllers have started, before the class's first test. */
+    ControllerExtension withSites(String... names) {
+        sites.addAll(List.of(names));
+        return this;
     }
 
     ZooKeeperEnsemble ensemble() {
@@ -50,6 +57,7 @@ final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback
         for (int i = 0; i < count; i++) {
             controllers.add(TestingController.start("controller-" + i, ensemble.connectString(), options));
         }
+        sites.forEach(client(0)::registerSite);
     }
 
     @Override

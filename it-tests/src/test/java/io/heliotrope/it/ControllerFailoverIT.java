@@ -4,7 +4,6 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.FlushResponse;
 import io.heliotrope.proto.controller.v1.Lease;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -39,13 +38,7 @@ class ControllerFailoverIT {
     private static final int KILLS = 3;
 
     @RegisterExtension
-    static final ControllerExtension cluster = new ControllerExtension(2);
-
-    @BeforeAll
-    static void registerSites() {
-        cluster.client(0).registerSite(SITE_A);
-        cluster.client(0).registerSite(SITE_B);
-    }
+    static final ControllerExtension cluster = new ControllerExtension(2).withSites(SITE_A, SITE_B);
 
     @Test
     void flushesSurviveZooKeeperLeaderKills() {

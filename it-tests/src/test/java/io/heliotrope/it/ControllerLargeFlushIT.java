@@ -4,7 +4,6 @@ import io.heliotrope.it.ControllerClient.Opened;
 import io.heliotrope.proto.controller.v1.FlushResponse;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,13 +22,7 @@ class ControllerLargeFlushIT {
     private static final String SITE_B = "site-b";
 
     @RegisterExtension
-    static final ControllerExtension cluster = new ControllerExtension(1);
-
-    @BeforeAll
-    static void registerSites() {
-        cluster.client(0).registerSite(SITE_A);
-        cluster.client(0).registerSite(SITE_B);
-    }
+    static final ControllerExtension cluster = new ControllerExtension(1).withSites(SITE_A, SITE_B);
 
     @Test
     void millionBlockFlushReadsBackExactly() {

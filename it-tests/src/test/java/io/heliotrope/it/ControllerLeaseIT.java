@@ -37,18 +37,16 @@ class ControllerLeaseIT {
     private static final String SITE_B = "site-b";
 
     @RegisterExtension
-    static final ControllerExtension cluster = new ControllerExtension(2, "--lease-ttl", "2s");
+    static final ControllerExtension cluster = new ControllerExtension(2, "--lease-ttl", "2s").withSites(SITE_A, SITE_B);
 
     /** Site A talks to the first controller, site B to the second: they race through ZooKeeper, not through one process. */
     private static ControllerClient a;
     private static ControllerClient b;
 
     @BeforeAll
-    static void registerSites() {
+    static void connectClients() {
         a = cluster.client(0);
         b = cluster.client(1);
-        a.registerSite(SITE_A);
-        a.registerSite(SITE_B);
     }
 
     @Test

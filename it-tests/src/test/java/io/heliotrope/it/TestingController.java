@@ -26,16 +26,16 @@ final class TestingController implements AutoCloseable {
             "-Dorg.slf4j.simpleLogger.showDateTime=true");
 
     private final String name;
-    private final List<String> arguments;
     private final int port;
-    private final StringBuilder earlierLogs = new StringBuilder();
-    private ChildProcess process;
+    private final RestartableProcess process;
     private ManagedChannel channel;
 
     private TestingController(String name, List<String> arguments, int port) {
         this.name = name;
-        this.arguments = arguments;
         this.port = port;
+        this.process = new RestartableProcess(name,
+                () -> ChildProcess.start(name, Tools.helioCommand(JVM_OPTIONS, arguments.toArray(String[]::new))),
+                this::awaitListening);
     }
 
     /** Starts {@code helio controller --zookeeper CONNECT --grpc-port PORT OPTIONS...} and waits until it listens. */
@@ -44,7 +44,7 @@ final class TestingController implements AutoCloseable {
         List<String> arguments = new ArrayList<>(List.of("controller", "--zookeeper", zookeeper, "--grpc-port", Integer.toString(port)));
         arguments.addAll(options);
         TestingController controller = new TestingController(name, arguments, port);
-        controller.startProcess();
+        controller.process.start();
         return controller;
     }
 
@@ -62,7 +62,7 @@ final class TestingController implements AutoCloseable {
     }
 
     boolean isRunning() {
-        return process.isAlive();
+        return process.isRunning();
     }
 
     /** SIGKILL: the controller vanishes mid-call, its ZooKeeper session lingers until it expires. */
@@ -72,43 +72,25 @@ final class TestingController implements AutoCloseable {
 
     /** Stops the controller if it runs, then starts it again on the same port. */
     void restart() {
-        if (process.isAlive()) {
-            stopProcess();
-        }
-        earlierLogs.append(process.output()).append("---- restarted ----\n");
-        startProcess();
+        shutdownChannel();
+        process.restart();
     }
 
     /** Everything the controller printed, across restarts. */
     String log() {
-        return earlierLogs + (process == null ? "" : process.output());
+        return process.log();
     }
 
     @Override
     public void close() {
-        if (process != null && process.isAlive()) {
-            stopProcess();
-        }
         shutdownChannel();
+        process.close();
         assertThat(log()).as("%s log", name).doesNotContain("internal error");
     }
 
-    private void startProcess() {
-        shutdownChannel();
-        process = ChildProcess.start(name, Tools.helioCommand(JVM_OPTIONS, arguments.toArray(String[]::new)));
-        try {
-            process.awaitOutput(LISTENING, STARTUP_TIMEOUT);
-        } catch (AssertionError e) {
-            process.kill9();
-            throw e;
-        }
+    private void awaitListening(ChildProcess child) {
+        child.awaitOutput(LISTENING, STARTUP_TIMEOUT);
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create()).build();
-    }
-
-    private void stopProcess() {
-        shutdownChannel();
-        boolean graceful = process.stop();
-        assertThat(graceful).as("%s stopped within 20 s of SIGTERM; log:%n%s", name, log()).isTrue();
     }
 
     private void shutdownChannel() {

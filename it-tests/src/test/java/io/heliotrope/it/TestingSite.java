@@ -33,9 +33,8 @@ final class TestingSite implements AutoCloseable {
     private final Path root;
     private final Path dataDir;
     private final List<String> serveOptions;
-    private final StringBuilder earlierLogs = new StringBuilder();
     private final HttpClient http = HttpClient.newHttpClient();
-    private ChildProcess process;
+    private final RestartableProcess process;
     private int nbdPort;
     private int grpcPort;
     private String metricsUrl;
@@ -45,6 +44,7 @@ final class TestingSite implements AutoCloseable {
         this.serveOptions = List.copyOf(serveOptions);
         this.dataDir = root.resolve("data");
         Files.createDirectories(root.resolve("tmp"));
+        this.process = new RestartableProcess("site", () -> ChildProcess.start("helio-serve", command()), this::awaitServing);
     }
 
     /**
@@ -56,7 +56,7 @@ final class TestingSite implements AutoCloseable {
             Path root = Files.createTempDirectory("heliotrope-site-");
             TestingSite site = new TestingSite(root, List.of(serveOptions));
             try {
-                site.startProcess();
+                site.process.start();
                 return site;
             } catch (RuntimeException | AssertionError e) {
                 try {
@@ -140,52 +140,37 @@ final class TestingSite implements AutoCloseable {
 
     /** Stops the site if it runs, then starts it again on the same data directory. */
     void restart() {
-        if (process.isAlive()) {
-            stopProcess();
-        }
-        earlierLogs.append(process.output()).append("---- restarted ----\n");
-        startProcess();
+        process.restart();
     }
 
     /** Everything the site printed, across restarts. */
     String log() {
-        return earlierLogs + (process == null ? "" : process.output());
+        return process.log();
     }
 
     @Override
     public void close() throws IOException {
         try {
-            if (process != null && process.isAlive()) {
-                stopProcess();
-            }
+            process.close();
             assertThat(log()).as("site log").doesNotContain("LEAK:");
         } finally {
             Tools.deleteRecursively(root);
         }
     }
 
-    private void startProcess() {
+    private List<String> command() {
         List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
         jvmOptions.add("-Djava.io.tmpdir=" + root.resolve("tmp"));
         List<String> args = new ArrayList<>(List.of("serve", "--data-dir", dataDir.toString(),
                 "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0"));
         args.addAll(serveOptions);
-        List<String> command = Tools.helioCommand(jvmOptions, args.toArray(String[]::new));
-        process = ChildProcess.start("helio-serve", command);
-        Matcher serving;
-        try {
-            serving = process.awaitOutput(SERVING, STARTUP_TIMEOUT);
-        } catch (AssertionError e) {
-            process.kill9();
-            throw e;
-        }
+        return Tools.helioCommand(jvmOptions, args.toArray(String[]::new));
+    }
+
+    private void awaitServing(ChildProcess child) {
+        Matcher serving = child.awaitOutput(SERVING, STARTUP_TIMEOUT);
         nbdPort = Integer.parseInt(serving.group(1));
         grpcPort = Integer.parseInt(serving.group(2));
         metricsUrl = serving.group(3);
-    }
-
-    private void stopProcess() {
-        boolean graceful = process.stop();
-        assertThat(graceful).as("site stopped within 20 s of SIGTERM; log:%n%s", log()).isTrue();
     }
 }
