@@ -23,7 +23,8 @@ Usage: benchmarks/controller/run.sh [options]
 Starts a 3-node ZooKeeper ensemble (one JVM per node, from benchmarks.jar) and one
 'bin/helio controller' on 127.0.0.1, then runs
 io.heliotrope.benchmarks.controller.MetadataBenchmark against them: for each count of
-dirty blocks (random distinct blocks of a 1 TiB image, 1 to 4 writes each, 1% trimmed),
+dirty blocks (random distinct blocks of a 1 TiB image, written in random order 1 to 4 times
+each with versions numbered as a site numbers them, 1% trimmed),
 on a fresh image per repetition, it measures as a site sees them (storage-server's
 GrpcController):
   close            Flush of all dirty blocks with release, until the new metaSeq arrives

@@ -17,6 +17,8 @@ import io.heliotrope.storage.view.GrpcController;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -122,13 +124,26 @@ public final class MetadataBenchmark {
         return site.flush(image, opened.epoch(), List.of(), true);
     }
 
-    /** A session's dirty blocks as the site's index lists them: distinct, ascending, 1 to 4 writes each, one in 100 trimmed. */
+    /**
+     * A session's dirty blocks as a site's index lists them: distinct, ascending, one in
+     * 100 trimmed. A site numbers its writes with one counter per session
+     * ({@code epoch << 32 | counter}), so a block's version is the counter value of its
+     * last write: the blocks are written in random order, 1 to 4 times each.
+     */
     private List<BlockVersion> dirtyBlocks(int count, long epoch) {
-        long[] blocks = LongStream.generate(() -> random.nextLong(IMAGE_BLOCKS)).distinct().limit(count).sorted().toArray();
+        long[] blocks = LongStream.generate(() -> random.nextLong(IMAGE_BLOCKS)).distinct().limit(count).toArray();
+        long[] versions = new long[count];
+        long counter = 0;
+        for (int i = 0; i < count; i++) {
+            counter += 1 + random.nextInt(4);
+            versions[i] = epoch << 32 | counter;
+        }
+        Integer[] order = new Integer[count];
+        Arrays.setAll(order, i -> i);
+        Arrays.sort(order, Comparator.comparingLong(i -> blocks[i]));
         List<BlockVersion> dirty = new ArrayList<>(count);
-        for (long block : blocks) {
-            long version = epoch << 32 | (1 + random.nextInt(4));
-            dirty.add(new BlockVersion(block, version, random.nextInt(100) == 0 ? BlockState.ZERO : BlockState.DATA));
+        for (int i : order) {
+            dirty.add(new BlockVersion(blocks[i], versions[i], random.nextInt(100) == 0 ? BlockState.ZERO : BlockState.DATA));
         }
         return dirty;
     }
