@@ -59,8 +59,6 @@ public final class StorageServer implements AutoCloseable {
                 case MEMORY -> new MemoryBlockStore();
             };
             components.push(store);
-            ExecutorService executor = Executors.newFixedThreadPool(config.ioThreads(), new DefaultThreadFactory("store-io", true));
-            components.push(() -> shutdown(executor));
             StorageMetrics.bind(registry, store);
 
             ImageSessions sessions = new LocalSessions(store);
@@ -74,6 +72,9 @@ public final class StorageServer implements AutoCloseable {
                 sessions = controlled;
                 StorageMetrics.bindOrphans(registry, controlled);
             }
+            // Closed before the controller: sessions that end at shutdown flush on it.
+            ExecutorService executor = Executors.newFixedThreadPool(config.ioThreads(), new DefaultThreadFactory("store-io", true));
+            components.push(() -> shutdown(executor));
 
             // The memory store never blocks: its calls run on the caller, event loops included.
             Executor deviceExecutor = config.store() == SiteConfig.StoreKind.MEMORY ? Runnable::run : executor;

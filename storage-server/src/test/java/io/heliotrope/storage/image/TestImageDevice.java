@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,9 +44,11 @@ class TestImageDevice {
     }
 
     @AfterEach
-    void close() {
+    void close() throws InterruptedException {
         device.close();
-        executor.shutdownNow();
+        // Sessions end on the executor after the last device closes: let them finish before the store goes.
+        executor.shutdown();
+        assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         store.close();
     }
 
