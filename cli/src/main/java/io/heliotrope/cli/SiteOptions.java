@@ -35,7 +35,7 @@ final class SiteOptions {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "Prometheus /metrics port (default: " + SiteConfig.DEFAULT_METRICS_PORT + ").")
     Integer metricsPort;
 
-    @Option(names = "--io-threads", paramLabel = "N", description = "Threads that run block store calls (default: 4).")
+    @Option(names = "--io-threads", paramLabel = "N", description = "Threads that run block store calls (default: the number of cores, at most 4).")
     Integer ioThreads;
 
     @Option(names = "--controller", paramLabel = "HOST:PORT", description = "Join the controller there (default: run standalone).")

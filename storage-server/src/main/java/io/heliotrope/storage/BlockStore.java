@@ -57,7 +57,8 @@ public interface BlockStore extends AutoCloseable {
 
     /**
      * Blocks written or zeroed here and not yet flushed to the controller, in block
-     * order. Every write and zero records its blocks as dirty in the same atomic batch.
+     * order. Every write and zero records its blocks as dirty in the same atomic batch
+     * (a store may be built not to, for a site without a controller).
      */
     List<BlockVersion> dirtyBlocks(long imageId);
 

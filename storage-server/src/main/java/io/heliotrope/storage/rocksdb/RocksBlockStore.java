@@ -88,15 +88,21 @@ public final class RocksBlockStore implements BlockStore {
     /** The images column family in memory, so catalog reads never touch RocksDB; written through under {@code catalogLock}. */
     private final Map<String, ImageRecord> catalog = new ConcurrentSkipListMap<>();
     private final SegmentCleaner cleaner;
+    private final boolean trackDirty;
 
     public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
 
     public RocksBlockStore(Path directory, long blockCacheBytes) {
-        this(directory, blockCacheBytes, DEFAULT_SEGMENT_BYTES);
+        this(directory, blockCacheBytes, DEFAULT_SEGMENT_BYTES, true);
     }
 
-    public RocksBlockStore(Path directory, long blockCacheBytes, long segmentBytes) {
+    /**
+     * @param trackDirty whether writes record their blocks as dirty: a site with a
+     * controller needs it, a standalone site has nobody to flush to and saves the writes
+     */
+    public RocksBlockStore(Path directory, long blockCacheBytes, long segmentBytes, boolean trackDirty) {
         requireNonNull(directory, "directory is null");
+        this.trackDirty = trackDirty;
         try {
             Files.createDirectories(directory);
             LRUCache cache = track(new LRUCache(blockCacheBytes));
@@ -319,7 +325,9 @@ public final class RocksBlockStore implements BlockStore {
             for (int i = 0; i < locations.size(); i++) {
                 byte[] key = key(imageId, firstBlock + i);
                 batch.put(blocks, key, dataMeta(version, locations.get(i)));
-                batch.put(dirty, key, dirtyMeta);
+                if (trackDirty) {
+                    batch.put(dirty, key, dirtyMeta);
+                }
             }
             if (sync) {
                 segments.sync();
@@ -350,7 +358,9 @@ public final class RocksBlockStore implements BlockStore {
                     for (long n = 0; n < MAX_BATCH_BLOCKS && iterator.isValid(); iterator.next(), n++) {
                         if (iterator.value()[8] == STATE_DATA) {
                             batch.put(blocks, iterator.key(), meta);
-                            batch.put(dirty, iterator.key(), meta);
+                            if (trackDirty) {
+                                batch.put(dirty, iterator.key(), meta);
+                            }
                         }
                     }
                     db.write(asyncWrite, batch);
@@ -373,7 +383,9 @@ public final class RocksBlockStore implements BlockStore {
         try (WriteBatch batch = new WriteBatch()) {
             for (long block : blockIndexes) {
                 batch.put(blocks, key(imageId, block), meta);
-                batch.put(dirty, key(imageId, block), meta);
+                if (trackDirty) {
+                    batch.put(dirty, key(imageId, block), meta);
+                }
             }
             db.write(asyncWrite, batch);
             if (sync) {

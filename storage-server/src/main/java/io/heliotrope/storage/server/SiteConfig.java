@@ -40,7 +40,8 @@ public record SiteConfig(
         nbdPort = requireNonNullElse(nbdPort, DEFAULT_NBD_PORT);
         grpcPort = requireNonNullElse(grpcPort, DEFAULT_GRPC_PORT);
         metricsPort = requireNonNullElse(metricsPort, DEFAULT_METRICS_PORT);
-        ioThreads = requireNonNullElse(ioThreads, 4);
+        // More threads than cores only adds context switches: each connection's calls run one at a time anyway.
+        ioThreads = requireNonNullElse(ioThreads, Math.min(4, Runtime.getRuntime().availableProcessors()));
         blockCacheBytes = requireNonNullElse(blockCacheBytes, 256L << 20);
         checkpointInterval = requireNonNullElse(checkpointInterval, Duration.ofSeconds(5));
         checkpointBlocks = requireNonNullElse(checkpointBlocks, 65_536L);

@@ -41,4 +41,15 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
         assertThat(viewOf(image.id())).containsExactly(new BlockStore.GlobalBlock(3, 1, "east"));
         assertThat(store.viewSeq(image.id())).isEqualTo(4);
     }
+
+    @Test
+    void aStoreWithoutDirtyTrackingKeepsNoDirtySet(@TempDir Path other) {
+        try (RocksBlockStore standalone = new RocksBlockStore(other, 8 << 20, RocksBlockStore.DEFAULT_SEGMENT_BYTES, false)) {
+            ImageInfo image = standalone.createImage("alone", 4 * BLOCK_SIZE);
+            standalone.write(image.id(), 0, blocks(2, 1, false), 1, false);
+            standalone.zeroBlocks(image.id(), new long[] {3}, 2, false);
+            assertThat(standalone.dirtyBlocks(image.id())).isEmpty();
+            assertThat(standalone.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(2, 1));
+        }
+    }
 }

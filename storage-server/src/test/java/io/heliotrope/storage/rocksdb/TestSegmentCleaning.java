@@ -44,7 +44,7 @@ class TestSegmentCleaning {
 
     @Test
     void movesLiveBlocksOutOfOldSegmentsAndFreesThem() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, SEGMENT)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, SEGMENT, true)) {
             ImageInfo image = store.createImage("disk", 16 * BLOCK_SIZE);
             for (int round = 1; round <= 4; round++) {
                 for (int block = 0; block < 16; block++) {
@@ -66,7 +66,7 @@ class TestSegmentCleaning {
             }
             assertThat(readByte(store, image.id(), 15)).isZero();
         }
-        try (RocksBlockStore reopened = new RocksBlockStore(directory, 8 << 20, SEGMENT)) {
+        try (RocksBlockStore reopened = new RocksBlockStore(directory, 8 << 20, SEGMENT, true)) {
             long id = reopened.image("disk").id();
             assertThat(readByte(reopened, id, 2)).isEqualTo((byte) (4 * 16 + 2));
             assertThat(readByte(reopened, id, 3)).isEqualTo((byte) (3 * 16 + 3));
@@ -75,7 +75,7 @@ class TestSegmentCleaning {
 
     @Test
     void reportsDataThatFailsItsChecksum() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, SEGMENT)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, SEGMENT, true)) {
             ImageInfo image = store.createImage("disk", BLOCK_SIZE);
             store.write(image.id(), 0, block(7), 1, true);
             try (Stream<Path> files = Files.list(directory.resolve("segments"));
