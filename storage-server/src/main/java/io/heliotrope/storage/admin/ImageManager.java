@@ -62,18 +62,23 @@ public final class ImageManager {
     }
 
     public CompletableFuture<Void> delete(String name) {
-        return async(() -> exports.whileClosed(name, () -> {
+        return async(() -> {
             checkOwnCatalog("remove");
-            store.deleteImage(name);
-            return null;
-        }));
+            return exports.whileClosed(name, () -> {
+                store.deleteImage(name);
+                return null;
+            });
+        });
     }
 
     public CompletableFuture<ImageStatus> resize(String name, long sizeBytes) {
-        return async(() -> exports.whileClosed(name, () -> {
-            checkOwnCatalog("resize");
-            return status(store.resizeImage(name, sizeBytes));
-        }));
+        return async(() -> {
+            if (controller != null) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "this site's images belong to the controller at " + controller
+                        + ", and resizing them is not supported yet");
+            }
+            return exports.whileClosed(name, () -> status(store.resizeImage(name, sizeBytes)));
+        });
     }
 
     /** Opens an image as a device for bulk transfer; the caller closes it. */

@@ -19,7 +19,6 @@ import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
@@ -39,11 +38,11 @@ final class ImageDevice implements BlockDevice {
     private final BlockStore store;
     private final Executor executor;
     private final ByteBufAllocator allocator;
-    private final Consumer<OpenImage> onClose;
+    private final Runnable onClose;
     private final long imageId;
     private boolean closed;
 
-    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Consumer<OpenImage> onClose) {
+    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
         this.session = image.session();
         this.store = requireNonNull(store, "store is null");
@@ -175,7 +174,7 @@ final class ImageDevice implements BlockDevice {
     public synchronized void close() {
         if (!closed) {
             closed = true;
-            onClose.accept(image);
+            onClose.run();
         }
     }
 

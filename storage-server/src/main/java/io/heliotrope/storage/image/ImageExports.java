@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
@@ -21,20 +22,33 @@ import static java.util.Objects.requireNonNull;
 /**
  * The images of a site as NBD exports. Connections to one image share one
  * {@link OpenImage} and its {@link ImageSession}; an image is open while at least one
- * connection (or import) uses it, and its session ends when the last one leaves.
+ * connection (or import) uses it, and its session ends when the last one leaves. A
+ * session starts only after the previous session of the same image has ended, and
+ * neither runs under this object's lock (they may wait on the controller).
  * Deleting or resizing an open image is refused.
  */
 public final class ImageExports implements ExportCatalog {
     private static final Logger log = LoggerFactory.getLogger(ImageExports.class);
+    private static final CompletableFuture<Void> ENDED = CompletableFuture.completedFuture(null);
 
     private final ImageSessions sessions;
     private final BlockStore store;
     private final Executor deviceExecutor;
     private final Executor sessionExecutor;
     private final ByteBufAllocator allocator;
-    private final Map<String, OpenImage> open = new HashMap<>();
-    /** Sessions still ending, so that a new open of the same image waits for their last flush. */
-    private final Map<String, CompletableFuture<Void>> closing = new HashMap<>();
+    /** Images open or opening, with their connection counts. */
+    private final Map<String, Use> inUse = new HashMap<>();
+    /** Sessions still ending: a new session of the same image starts after them. */
+    private final Map<String, CompletableFuture<Void>> ending = new HashMap<>();
+
+    private static final class Use {
+        final CompletableFuture<OpenImage> image;
+        int connections;
+
+        Use(CompletableFuture<OpenImage> image) {
+            this.image = image;
+        }
+    }
 
     /**
      * @param deviceExecutor where store calls run; each connection's calls run in order,
@@ -56,57 +70,65 @@ public final class ImageExports implements ExportCatalog {
 
     @Override
     public CompletableFuture<BlockDevice> open(String name) {
-        return CompletableFuture.supplyAsync(() -> openNow(name), sessionExecutor);
-    }
-
-    private BlockDevice openNow(String name) {
-        CompletableFuture<Void> ending;
+        CompletableFuture<OpenImage> image;
         synchronized (this) {
-            ending = closing.get(name);
-        }
-        if (ending != null) {
-            ending.exceptionally(failure -> null).join();
-        }
-        synchronized (this) {
-            OpenImage image = open.get(name);
-            if (image == null) {
-                image = new OpenImage(sessions.open(name));
-                open.put(name, image);
-                log.info("{}: opened (epoch {})", name, image.session().epoch());
+            Use use = inUse.get(name);
+            if (use == null) {
+                use = new Use(ending.getOrDefault(name, ENDED)
+                        .handle((ignored, failure) -> null)
+                        .thenApplyAsync(ignored -> start(name), sessionExecutor));
+                inUse.put(name, use);
             }
-            image.attach();
-            return new ImageDevice(image, store, new SerialExecutor(deviceExecutor), allocator, this::release);
+            use.connections++;
+            image = use.image;
         }
+        return image.handle((open, failure) -> {
+            if (failure != null) {
+                release(name);
+                throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
+            }
+            return new ImageDevice(open, store, new SerialExecutor(deviceExecutor), allocator, () -> release(name));
+        });
     }
 
-    private synchronized void release(OpenImage image) {
-        if (!image.detach()) {
+    private OpenImage start(String name) {
+        OpenImage image = new OpenImage(sessions.open(name));
+        log.info("{}: opened (epoch {})", name, image.session().epoch());
+        return image;
+    }
+
+    private synchronized void release(String name) {
+        Use use = inUse.get(name);
+        if (--use.connections > 0) {
             return;
         }
-        String name = image.info().name();
-        open.remove(name);
-        CompletableFuture<Void> ending = CompletableFuture.runAsync(() -> {
+        inUse.remove(name);
+        CompletableFuture<Void> end = use.image.thenAcceptAsync(image -> {
             image.session().close();
             log.info("{}: closed", name);
         }, sessionExecutor);
-        closing.put(name, ending);
-        ending.whenComplete((ignored, failure) -> {
-            if (failure != null) {
+        ending.put(name, end);
+        end.whenComplete((ignored, failure) -> {
+            if (failure != null && use.image.isDone() && !use.image.isCompletedExceptionally()) {
                 log.warn("{}: session did not end cleanly", name, failure);
             }
             synchronized (this) {
-                closing.remove(name, ending);
+                ending.remove(name, end);
             }
         });
     }
 
-    /** Runs a catalog change that needs the image closed, refusing while it is open. */
+    /**
+     * Runs a catalog change that needs the image closed, refusing while it is open and
+     * waiting for a session that is still ending. Blocks: call it off event loops.
+     */
     public synchronized <T> T whileClosed(String name, Supplier<T> change) {
-        OpenImage image = open.get(name);
-        if (image != null) {
+        Use use = inUse.get(name);
+        if (use != null) {
             throw new HeliotropeException(ErrorCode.IMAGE_IN_USE,
-                    "image '" + name + "' is in use by " + image.connections() + " connection(s); disconnect them first");
+                    "image '" + name + "' is in use by " + use.connections + " connection(s); disconnect them first");
         }
+        ending.getOrDefault(name, ENDED).handle((ignored, failure) -> null).join();
         return change.get();
     }
 }

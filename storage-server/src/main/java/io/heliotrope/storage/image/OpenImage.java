@@ -21,7 +21,6 @@ final class OpenImage {
     private final ImageSession session;
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
     private long counter;
-    private int connections;
 
     OpenImage(ImageSession session) {
         this.session = requireNonNull(session, "session is null");
@@ -52,18 +51,5 @@ final class OpenImage {
         int a = (int) Math.floorMod(head, (long) STRIPES);
         int b = (int) Math.floorMod(tail, (long) STRIPES);
         return new ReentrantLock[] {stripes[Math.min(a, b)], stripes[Math.max(a, b)]};
-    }
-
-    int connections() {
-        return connections;
-    }
-
-    void attach() {
-        connections++;
-    }
-
-    /** Returns true when the last connection has gone. */
-    boolean detach() {
-        return --connections == 0;
     }
 }

@@ -31,6 +31,16 @@ public final class MemoryBlockStore implements BlockStore {
     private final Map<String, MemoryImage> byName = new TreeMap<>();
     private final Map<Long, MemoryImage> byId = new ConcurrentHashMap<>();
     private long nextId = 1;
+    private final boolean trackDirty;
+
+    public MemoryBlockStore() {
+        this(true);
+    }
+
+    /** @param trackDirty whether writes record their blocks as dirty (a site with a controller needs it) */
+    public MemoryBlockStore(boolean trackDirty) {
+        this.trackDirty = trackDirty;
+    }
 
     private static final class MemoryImage {
         private ImageInfo info;
@@ -138,7 +148,9 @@ public final class MemoryBlockStore implements BlockStore {
             source.get(block);
             image.data[index] = block;
             image.versions[index] = version;
-            image.dirty.put((long) index, new BlockVersion(index, version, BlockState.DATA));
+            if (trackDirty) {
+                image.dirty.put((long) index, new BlockVersion(index, version, BlockState.DATA));
+            }
         }
     }
 
@@ -160,10 +172,12 @@ public final class MemoryBlockStore implements BlockStore {
         }
     }
 
-    private static void markZero(MemoryImage image, int index, long version) {
+    private void markZero(MemoryImage image, int index, long version) {
         image.data[index] = null;
         image.versions[index] = version;
-        image.dirty.put((long) index, new BlockVersion(index, version, BlockState.ZERO));
+        if (trackDirty) {
+            image.dirty.put((long) index, new BlockVersion(index, version, BlockState.ZERO));
+        }
     }
 
     @Override

@@ -69,6 +69,7 @@ public final class RocksBlockStore implements BlockStore {
     private static final int META = 9;
     private static final int DATA_META = META + 16;
     private static final long MAX_BATCH_BLOCKS = 16_384;
+    private static final int MARK_BATCH = 1024;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
 
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -407,7 +408,13 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void markFlushed(long imageId, List<BlockVersion> flushed) {
-        // Exclusive, so no write slips in between the comparison and the delete.
+        for (int from = 0; from < flushed.size(); from += MARK_BATCH) {
+            markFlushedBatch(imageId, flushed.subList(from, Math.min(flushed.size(), from + MARK_BATCH)));
+        }
+    }
+
+    /** Exclusive, so no write slips in between the comparison and the delete; in batches, so I/O waits briefly. */
+    private void markFlushedBatch(long imageId, List<BlockVersion> flushed) {
         cleaning.writeLock().lock();
         try (WriteBatch batch = new WriteBatch()) {
             for (BlockVersion entry : flushed) {

@@ -16,12 +16,16 @@ public final class Durations {
         if (!matcher.matches()) {
             throw new IllegalArgumentException("invalid duration '" + text + "': use a number with ms, s, m or h, like 5s");
         }
-        long amount = Long.parseLong(matcher.group(1));
-        return switch (matcher.group(2)) {
-            case "ms" -> Duration.ofMillis(amount);
-            case "s" -> Duration.ofSeconds(amount);
-            case "m" -> Duration.ofMinutes(amount);
-            default -> Duration.ofHours(amount);
-        };
+        try {
+            long amount = Long.parseLong(matcher.group(1));
+            return switch (matcher.group(2)) {
+                case "ms" -> Duration.ofMillis(amount);
+                case "s" -> Duration.ofSeconds(amount);
+                case "m" -> Duration.ofMinutes(amount);
+                default -> Duration.ofHours(amount);
+            };
+        } catch (ArithmeticException | NumberFormatException e) {
+            throw new IllegalArgumentException("invalid duration '" + text + "': too long");
+        }
     }
 }

@@ -57,7 +57,7 @@ public final class StorageServer implements AutoCloseable {
             BlockStore store = switch (config.store()) {
                 case ROCKSDB -> new RocksBlockStore(config.dataDir(), config.blockCacheBytes(), RocksBlockStore.DEFAULT_SEGMENT_BYTES,
                         config.controller() != null);
-                case MEMORY -> new MemoryBlockStore();
+                case MEMORY -> new MemoryBlockStore(config.controller() != null);
             };
             components.push(store);
             StorageMetrics.bind(registry, store);
@@ -67,7 +67,8 @@ public final class StorageServer implements AutoCloseable {
             if (config.controller() != null) {
                 Controller controller = new GrpcController(config.site(), config.controller());
                 components.push(controller);
-                ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("view", true));
+                // Two threads: a slow checkpoint must not hold up lease renewals.
+                ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, new DefaultThreadFactory("view", true));
                 components.push(() -> shutdown(scheduler));
                 controlled = new ControllerSessions(config.site(), store, controller, scheduler, config.checkpointInterval(), config.checkpointBlocks());
                 sessions = controlled;

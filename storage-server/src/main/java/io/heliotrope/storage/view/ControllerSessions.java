@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockVersion;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.image.ImageSessions;
@@ -11,10 +12,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
@@ -33,6 +40,8 @@ public final class ControllerSessions implements ImageSessions {
     private final Duration checkpointInterval;
     private final long checkpointBlocks;
     private final AtomicLong orphanedBlocks = new AtomicLong();
+    /** Images with a session open here. */
+    private final Set<String> active = new HashSet<>();
     private volatile List<String> names = List.of();
 
     /**
@@ -56,31 +65,36 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     /**
-     * Flushes what earlier runs of this site wrote but never flushed, as long as their
-     * lease is still current; blocks of a fenced lease are reported and dropped from the
-     * dirty set (the synced view then marks them stale, so they are never served).
+     * Flushes what earlier runs of this site wrote but never flushed, each session's
+     * blocks under its own epoch, as long as that lease is still current; blocks of a
+     * fenced lease are reported and dropped from the dirty set (the synced view then
+     * marks them stale, so they are never served). Images open here are skipped: their
+     * dirty blocks are their sessions'.
      */
-    public void recover() {
-        store.listImages().forEach(this::recover);
+    public synchronized void recover() {
+        for (ImageInfo image : store.listImages()) {
+            if (!active.contains(image.name())) {
+                recover(image);
+            }
+        }
         refreshNames();
     }
 
     private void recover(ImageInfo image) {
-        List<BlockVersion> dirty = store.dirtyBlocks(image.id());
-        if (dirty.isEmpty()) {
-            return;
-        }
-        long epoch = dirty.stream().mapToLong(block -> block.version() >>> 32).max().orElseThrow();
-        try {
-            long metaSeq = controller.flush(image.name(), epoch, dirty, true);
-            StaleBlocks.committed(store, image.id(), site, metaSeq, dirty);
-            log.info("{}: flushed {} blocks left over from epoch {}", image.name(), dirty.size(), epoch);
-        } catch (HeliotropeException e) {
-            if (e.code() != ErrorCode.STALE_LEASE && e.code() != ErrorCode.IMAGE_NOT_FOUND) {
-                throw e;
+        Map<Long, List<BlockVersion>> byEpoch = store.dirtyBlocks(image.id()).stream()
+                .collect(Collectors.groupingBy(block -> block.version() >>> 32, TreeMap::new, Collectors.toList()));
+        byEpoch.forEach((epoch, dirty) -> {
+            try {
+                long metaSeq = controller.flush(image.name(), epoch, dirty, true);
+                StaleBlocks.committed(store, image.id(), site, metaSeq, dirty);
+                log.info("{}: flushed {} blocks left over from epoch {}", image.name(), dirty.size(), epoch);
+            } catch (HeliotropeException e) {
+                if (e.code() != ErrorCode.STALE_LEASE && e.code() != ErrorCode.IMAGE_NOT_FOUND) {
+                    throw e;
+                }
+                orphan(image, dirty, e.getMessage());
             }
-            orphan(image, dirty, e.getMessage());
-        }
+        });
     }
 
     /** Keeps the export list fresh without ever asking the controller on an event loop. */
@@ -97,8 +111,12 @@ public final class ControllerSessions implements ImageSessions {
         return names;
     }
 
+    /**
+     * Takes the lease, syncs the view, finds the stale blocks. Opens and recovery run
+     * one at a time, so recovery never flushes a live session's blocks.
+     */
     @Override
-    public ImageSession open(String name) {
+    public synchronized ImageSession open(String name) {
         ImageInfo local = store.listImages().stream().filter(image -> image.name().equals(name)).findFirst().orElse(null);
         long cachedSeq = 0;
         if (local != null) {
@@ -106,19 +124,68 @@ public final class ControllerSessions implements ImageSessions {
             recover(local);
             cachedSeq = store.viewSeq(local.id());
         }
+        long grantedAt = System.nanoTime();
         Controller.Opened opened = controller.open(name, cachedSeq);
-        ImageInfo info;
+        ImageInfo info = local;
+        ControllerSession session = null;
         try {
-            info = localCopy(name, opened.sizeBytes());
+            info = local == null ? store.createImage(name, opened.sizeBytes())
+                    : local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
+            session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, controller, this::orphan, scheduler);
             store.applyView(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
+            session.activate(checkpointInterval, checkpointBlocks);
         } catch (RuntimeException e) {
-            giveUp(name, opened.epoch(), e);
+            giveUp(name, opened.epoch(), session, e);
             throw e;
         }
-        ControllerSession session = new ControllerSession(site, info, opened.epoch(), store, controller, this::orphan);
-        session.start(scheduler, opened.ttl(), checkpointInterval, checkpointBlocks);
+        active.add(name);
         log.info("{}: write lease at site {} (epoch {}, metaSeq {}, {} stale blocks)", name, site, opened.epoch(), opened.metaSeq(), session.staleCount());
-        return session;
+        return new ActiveSession(session);
+    }
+
+    /** A session that leaves the active set once closed. */
+    private final class ActiveSession implements ImageSession {
+        private final ControllerSession session;
+
+        ActiveSession(ControllerSession session) {
+            this.session = session;
+        }
+
+        @Override
+        public ImageInfo info() {
+            return session.info();
+        }
+
+        @Override
+        public long epoch() {
+            return session.epoch();
+        }
+
+        @Override
+        public void checkCurrent() {
+            session.checkCurrent();
+        }
+
+        @Override
+        public SortedMap<Long, GlobalBlock> stale(long first, long count) {
+            return session.stale(first, count);
+        }
+
+        @Override
+        public void wrote(long first, long count) {
+            session.wrote(first, count);
+        }
+
+        @Override
+        public void close() {
+            try {
+                session.close();
+            } finally {
+                synchronized (ControllerSessions.this) {
+                    active.remove(session.info().name());
+                }
+            }
+        }
     }
 
     /** Blocks dropped because their lease was fenced before they reached the controller. */
@@ -126,19 +193,14 @@ public final class ControllerSessions implements ImageSessions {
         return orphanedBlocks.get();
     }
 
-    private ImageInfo localCopy(String name, long sizeBytes) {
-        for (ImageInfo image : store.listImages()) {
-            if (image.name().equals(name)) {
-                return image.sizeBytes() == sizeBytes ? image : store.resizeImage(name, sizeBytes);
-            }
-        }
-        return store.createImage(name, sizeBytes);
-    }
-
-    private void giveUp(String name, long epoch, RuntimeException cause) {
+    private void giveUp(String name, long epoch, ControllerSession session, RuntimeException cause) {
         try {
-            controller.flush(name, epoch, List.of(), true);
-        } catch (HeliotropeException e) {
+            if (session != null) {
+                session.abandon();
+            } else {
+                controller.flush(name, epoch, List.of(), true);
+            }
+        } catch (RuntimeException e) {
             cause.addSuppressed(e);
         }
     }

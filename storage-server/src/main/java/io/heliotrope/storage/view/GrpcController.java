@@ -34,6 +34,8 @@ import static java.util.Objects.requireNonNull;
 /** The controller over gRPC, as one site sees it. */
 public final class GrpcController implements Controller {
     private static final long DEADLINE_SECONDS = 120;
+    /** Well under any lease TTL: a renewal that takes longer is as good as lost. */
+    private static final long RENEW_DEADLINE_SECONDS = 5;
     private static final int BATCH = 65_536;
 
     private final String site;
@@ -74,7 +76,8 @@ public final class GrpcController implements Controller {
 
     @Override
     public void renew(String image, long epoch) {
-        call(() -> blocking().renewLease(LeaseRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch).build()));
+        call(() -> ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(RENEW_DEADLINE_SECONDS, TimeUnit.SECONDS)
+                .renewLease(LeaseRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch).build()));
     }
 
     @Override

@@ -55,7 +55,8 @@ public final class StaleBlocks {
      * view as held here, so the view stays current without a sync.
      */
     static void committed(BlockStore store, long imageId, String site, long metaSeq, List<BlockVersion> flushed) {
-        if (metaSeq == store.viewSeq(imageId) + 1) {
+        // An empty flush takes no metaSeq: the seq it returns may be a commit this site never saw.
+        if (!flushed.isEmpty() && metaSeq == store.viewSeq(imageId) + 1) {
             store.applyView(imageId, metaSeq, false, flushed.stream()
                     .map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : site))
                     .toList());

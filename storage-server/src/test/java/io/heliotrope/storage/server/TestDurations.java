@@ -21,5 +21,6 @@ class TestDurations {
         assertThatThrownBy(() -> Durations.parse("5"))
                 .hasMessage("invalid duration '5': use a number with ms, s, m or h, like 5s");
         assertThatThrownBy(() -> Durations.parse("-1s")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Durations.parse("9999999999999999h")).hasMessage("invalid duration '9999999999999999h': too long");
     }
 }

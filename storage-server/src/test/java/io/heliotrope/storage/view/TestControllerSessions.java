@@ -139,6 +139,24 @@ class TestControllerSessions {
         again.close();
     }
 
+    @Test
+    void anOldSessionEndingLateLeavesTheNewSessionsBlocksAlone() {
+        ControllerSessions sessions = sessions("a", storeA, 1 << 20);
+        var first = sessions.open("disk");
+        var second = sessions.open("disk");
+        assertThat(second.epoch()).isGreaterThan(first.epoch());
+        long image = storeA.image("disk").id();
+        storeA.write(image, 5, filled(1, 4).nioBuffer(), second.epoch() << 32 | 1, false);
+
+        first.close();
+        assertThat(storeA.dirtyBlocks(image)).extracting(BlockStore.BlockVersion::block).containsExactly(5L);
+        assertThat(sessions.orphanedBlocks()).isZero();
+
+        second.close();
+        assertThat(controller.view("disk").get(5L).holder()).isEqualTo("a");
+        assertThat(storeA.dirtyBlocks(image)).isEmpty();
+    }
+
     private static boolean isStale(Runnable action) {
         try {
             action.run();
