@@ -5,6 +5,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -29,6 +30,7 @@ import static java.util.Objects.requireNonNull;
 final class SegmentCleaner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SegmentCleaner.class);
     private static final int MOVE_BATCH = 256;
+    private static final long RECOUNT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final RocksDB db;
     private final ColumnFamilyHandle blocks;
@@ -38,6 +40,8 @@ final class SegmentCleaner implements AutoCloseable {
     private final long segmentBytes;
     private final WriteOptions asyncWrite = new WriteOptions();
     private final ScheduledExecutorService executor;
+    private long liveBlocks;
+    private long countedAt;
 
     SegmentCleaner(RocksDB db, ColumnFamilyHandle blocks, SegmentLog segments, ReentrantReadWriteLock lock, Runnable sync, long segmentBytes) {
         this.db = requireNonNull(db, "db is null");
@@ -62,13 +66,29 @@ final class SegmentCleaner implements AutoCloseable {
 
     /** True when the segments hold over twice the live data, plus two segments of slack. */
     private boolean worthCleaning() {
-        long live;
-        try {
-            live = db.getLongProperty(blocks, "rocksdb.estimate-num-keys") * SegmentLog.RECORD;
-        } catch (RocksDBException e) {
-            throw RocksBlockStore.failure("estimate live blocks", e);
+        return segments.totalBytes() > 2 * liveBlocks() * SegmentLog.RECORD + 2 * segmentBytes;
+    }
+
+    /**
+     * Blocks whose index entry points at data, counted by a scan of the index at most
+     * every few seconds. RocksDB's key estimate would be cheaper but counts overwritten
+     * entries not yet compacted, which let the log grow far past twice the live data.
+     */
+    private long liveBlocks() {
+        long now = System.nanoTime();
+        if (countedAt == 0 || now - countedAt > RECOUNT_NANOS) {
+            long count = 0;
+            try (RocksIterator iterator = db.newIterator(blocks)) {
+                for (iterator.seekToFirst(); iterator.isValid(); iterator.next()) {
+                    if (RocksBlockStore.location(iterator.value()) != null) {
+                        count++;
+                    }
+                }
+            }
+            liveBlocks = count;
+            countedAt = now;
         }
-        return segments.totalBytes() > 2 * live + 2 * segmentBytes;
+        return liveBlocks;
     }
 
     /**
