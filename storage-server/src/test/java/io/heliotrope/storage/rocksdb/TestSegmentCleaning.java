@@ -10,6 +10,8 @@ import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
@@ -85,6 +87,26 @@ class TestSegmentCleaning {
             }
             assertThatThrownBy(() -> readByte(store, image.id(), 0))
                     .hasMessage("block data at segment 1 offset 32 fails its checksum");
+        }
+    }
+
+    @Test
+    void cleansOnItsOwnUntilTheLogHoldsAboutTwiceTheLiveData() {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, SEGMENT, true)) {
+            ImageInfo image = store.createImage("hot", 16 * BLOCK_SIZE);
+            // 16 live blocks written 64 times: RocksDB's key estimate still counts most overwrites.
+            for (int round = 1; round <= 64; round++) {
+                for (int block = 0; block < 16; block++) {
+                    store.write(image.id(), block, block(round), round, false);
+                }
+            }
+            long bound = 2 * 16 * SegmentLog.RECORD + 3 * SEGMENT;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (store.segmentLogBytes() > bound) {
+                assertThat(System.nanoTime() - deadline).as("log still %d bytes, expected at most %d", store.segmentLogBytes(), bound).isNegative();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
+            assertThat(readByte(store, image.id(), 7)).isEqualTo((byte) 64);
         }
     }
 }
