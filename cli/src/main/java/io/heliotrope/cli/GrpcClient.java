@@ -36,7 +36,8 @@ abstract class GrpcClient implements AutoCloseable {
 
     HeliotropeException translate(Throwable failure) {
         HeliotropeException e = GrpcErrors.toException(failure, target);
-        if (e.code() == ErrorCode.PEER_UNAVAILABLE && e.getCause() instanceof StatusRuntimeException) {
+        // Only when nothing answered: a server that did answer sent its own message.
+        if (e.code() == ErrorCode.PEER_UNAVAILABLE && e.getMessage().startsWith("cannot reach " + target)) {
             return new HeliotropeException(e.code(), e.getMessage() + "; is `" + serverCommand + "` running there?", e);
         }
         return e;

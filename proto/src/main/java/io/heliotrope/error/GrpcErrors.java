@@ -22,7 +22,8 @@ public final class GrpcErrors {
         Throwable cause = HeliotropeException.unwrap(failure);
         if (!(cause instanceof HeliotropeException e)) {
             log.error("internal error", cause);
-            return Status.INTERNAL.withDescription("internal error: " + cause).asRuntimeException();
+            // The details stay in the server's log: no Java exception goes onto the wire.
+            return Status.INTERNAL.withDescription("internal error; the server's log has the details").asRuntimeException();
         }
         Status status = switch (e.code()) {
             case INVALID_ARGUMENT, READ_ONLY -> Status.INVALID_ARGUMENT;
