@@ -5,7 +5,6 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.ImageNames;
-import io.heliotrope.storage.segment.SegmentLog;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -28,33 +27,42 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.zip.CRC32C;
 
 import static io.heliotrope.storage.ImageNames.checkName;
 import static io.heliotrope.storage.ImageNames.checkSize;
 import static java.util.Objects.requireNonNull;
 
 /**
- * A {@link BlockStore} with its index in RocksDB and block data in append-only segment
- * files (a log-structured block store). Column families:
+ * A {@link BlockStore} with its index in RocksDB and block data in {@link BlockFiles}, one
+ * file per image with two slots per block. Column families:
  * <ul>
  *   <li>{@code images}: name to {@code id | size | created | epoch};</li>
- *   <li>{@code blocks}: {@code imageId(8) | block(8)} big-endian to {@code version(8) | state(1)},
- *   followed for data blocks by {@code segment(4) | offset(8) | crc32c(4)}: the local metadata;</li>
+ *   <li>{@code blocks}: {@code imageId(8) | block(8)} big-endian to {@code version(8) | state(1) | slot(1)},
+ *   followed for data blocks by the {@code crc32c(4)} of the data in that slot: the local metadata. A zero
+ *   marker keeps the slot of the block's last data;</li>
  *   <li>{@code dirty}: same key to {@code version(8) | state(1)} for blocks not yet flushed to the controller,
  *   written in the same batch as the block;</li>
  *   <li>{@code view}: same key to {@code version(8) | holder} (UTF-8, empty for a zero marker): the cached
  *   global metadata;</li>
  *   <li>default: counters and each image's view metaSeq.</li>
  * </ul>
- * A write appends its data to the segment log first, then commits the index entries in
- * one {@link WriteBatch}: an index entry never points at data not yet written, and a
- * read checks the data against the entry's checksum. {@link #sync()} syncs the segments,
- * then the WAL. A {@link SegmentCleaner} moves live blocks out of old segments.
+ * A write puts each block's data into the slot its index entry does not point at, then
+ * commits the index entries in one {@link WriteBatch}: an entry never points at data not
+ * yet written, and a read checks the data against the entry's checksum. A slot is
+ * overwritten only once no index state that a crash could bring back points at it: a
+ * block written a second time since the last {@link #sync()} (which syncs the block
+ * files, then the WAL) is synced first. So the block files need no cleaning, and a
+ * crash shows each block at a version with its own data.
  */
 public final class RocksBlockStore implements BlockStore {
     static {
@@ -67,7 +75,11 @@ public final class RocksBlockStore implements BlockStore {
     private static final byte STATE_ZERO = 2;
     private static final int KEY = 16;
     private static final int META = 9;
-    private static final int DATA_META = META + 16;
+    private static final int STATE = 8;
+    private static final int SLOT = 9;
+    private static final int CRC = 10;
+    /** Blocks written once since the last sync, across images, before the store syncs anyway. */
+    private static final int MAX_UNSYNCED_BLOCKS = 1 << 18;
     private static final long MAX_BATCH_BLOCKS = 16_384;
     private static final int MARK_BATCH = 1024;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
@@ -78,9 +90,19 @@ public final class RocksBlockStore implements BlockStore {
     private final ColumnFamilyHandle blocks;
     private final ColumnFamilyHandle dirty;
     private final ColumnFamilyHandle view;
-    private final SegmentLog segments;
-    /** Shared by reads and writes; the cleaner takes it exclusively to move data. */
-    private final ReentrantReadWriteLock cleaning = new ReentrantReadWriteLock();
+    private final BlockFiles files;
+    /**
+     * Serializes changes to the blocks column family, so each write picks the free slot
+     * of the entry it replaces. Reads take no lock: a read that races a second write to
+     * its slot fails the checksum and is retried.
+     */
+    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Per image, the blocks written since the last sync (guarded by {@code writeLock}). */
+    private final Map<Long, Set<Long>> unsynced = new HashMap<>();
+    /** Guarded by {@code writeLock}. */
+    private final FreeSlots freeSlots = new FreeSlots(this::loadSlots);
+    private int unsyncedBlocks;
+    private long syncs;
     private final ColumnFamilyHandle counters;
     private final WriteOptions asyncWrite;
     private final WriteOptions syncWrite;
@@ -88,22 +110,24 @@ public final class RocksBlockStore implements BlockStore {
     private final Object catalogLock = new Object();
     /** The images column family in memory, so catalog reads never touch RocksDB; written through under {@code catalogLock}. */
     private final Map<String, ImageRecord> catalog = new ConcurrentSkipListMap<>();
-    private final SegmentCleaner cleaner;
     private final boolean trackDirty;
 
-    public static final long DEFAULT_SEGMENT_BYTES = 64L << 20;
-
     public RocksBlockStore(Path directory, long blockCacheBytes) {
-        this(directory, blockCacheBytes, DEFAULT_SEGMENT_BYTES, true);
+        this(directory, blockCacheBytes, true);
     }
 
     /**
      * @param trackDirty whether writes record their blocks as dirty: a site with a
      * controller needs it, a standalone site has nobody to flush to and saves the writes
      */
-    public RocksBlockStore(Path directory, long blockCacheBytes, long segmentBytes, boolean trackDirty) {
+    public RocksBlockStore(Path directory, long blockCacheBytes, boolean trackDirty) {
         requireNonNull(directory, "directory is null");
         this.trackDirty = trackDirty;
+        if (Files.isDirectory(directory.resolve("segments"))) {
+            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "data directory " + directory
+                    + " holds block data in segment files, written by an earlier Heliotrope build that this one cannot read;"
+                    + " export the images with that build, or start with another --data-dir");
+        }
         try {
             Files.createDirectories(directory);
             LRUCache cache = track(new LRUCache(blockCacheBytes));
@@ -133,12 +157,11 @@ public final class RocksBlockStore implements BlockStore {
             blocks = handles.get(2);
             dirty = handles.get(3);
             view = handles.get(4);
-            segments = track(new SegmentLog(directory.resolve("segments"), segmentBytes));
+            files = track(new BlockFiles(directory.resolve("blocks")));
             loadCatalog();
             asyncWrite = track(new WriteOptions());
             syncWrite = track(new WriteOptions().setSync(true));
             read = track(new ReadOptions());
-            cleaner = new SegmentCleaner(db, blocks, segments, cleaning, this::sync, segmentBytes);
         } catch (RocksDBException | java.io.IOException e) {
             closeResources();
             throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot open block store in " + directory + ": " + e.getMessage(), e);
@@ -196,6 +219,8 @@ public final class RocksBlockStore implements BlockStore {
                 throw failure("delete image " + name, e);
             }
             catalog.remove(name);
+            forget(id);
+            files.delete(id);
         }
     }
 
@@ -219,10 +244,25 @@ public final class RocksBlockStore implements BlockStore {
                 batch.put(images, bytes(name), updated.encode());
                 db.write(syncWrite, batch);
                 catalog.put(name, updated);
+                if (sizeBytes < old.sizeBytes()) {
+                    forget(old.id());
+                    files.truncate(old.id(), resized.blockCount());
+                }
             } catch (RocksDBException e) {
                 throw failure("resize image " + name, e);
             }
             return resized;
+        }
+    }
+
+    private void forget(long imageId) {
+        writeLock.lock();
+        try {
+            freeSlots.forget(imageId);
+            Set<Long> written = unsynced.remove(imageId);
+            unsyncedBlocks -= written == null ? 0 : written.size();
+        } finally {
+            writeLock.unlock();
         }
     }
 
@@ -254,148 +294,218 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void read(long imageId, long firstBlock, int count, ByteBuffer destination) {
-        cleaning.readLock().lock();
-        try {
-            if (count == 1) {
-                byte[] value = db.get(blocks, read, key(imageId, firstBlock));
-                readBlock(value, destination);
+        int start = destination.position();
+        byte[][] entries = entries(imageId, firstBlock, count);
+        // Blocks in the same slot of one group lie together in the file: read each such run at once.
+        for (int from = 0, to; from < count; from = to) {
+            long offset = dataOffset(firstBlock + from, entries[from]);
+            to = from + 1;
+            if (offset < 0) {
+                destination.put(start + from * BLOCK_SIZE, ZEROS);
+                continue;
+            }
+            while (to < count && dataOffset(firstBlock + to, entries[to]) == offset + (long) (to - from) * BLOCK_SIZE) {
+                to++;
+            }
+            files.read(imageId, offset, destination.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE));
+            for (int i = from; i < to; i++) {
+                ByteBuffer block = destination.slice(start + i * BLOCK_SIZE, BLOCK_SIZE);
+                if (crc(block) != crc(entries[i])) {
+                    rereadBlock(imageId, firstBlock + i, entries[i], block);
+                }
+            }
+        }
+        destination.position(start + count * BLOCK_SIZE);
+    }
+
+    /**
+     * Reads one block again after its data failed the checksum: a write may have moved the
+     * block on and a second one reused its slot during the read. Fails when the entry is
+     * unchanged, so the data on disk is damaged.
+     */
+    private void rereadBlock(long imageId, long block, byte[] failed, ByteBuffer destination) {
+        byte[] previous = failed;
+        for (int attempt = 0; attempt < 8; attempt++) {
+            byte[] entry = get(imageId, block);
+            if (Arrays.equals(entry, previous)) {
+                break;
+            }
+            long offset = dataOffset(block, entry);
+            if (offset < 0) {
+                destination.put(0, ZEROS);
                 return;
             }
-            try (Slice upper = new Slice(key(imageId, firstBlock + count));
-                    ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
-                    RocksIterator iterator = db.newIterator(blocks, options)) {
-                // Blocks written together lie together in a segment: read each such run at once.
-                List<SegmentLog.Location> run = new ArrayList<>();
-                long next = firstBlock;
-                for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
-                    long block = ByteBuffer.wrap(iterator.key()).getLong(8);
-                    SegmentLog.Location location = location(iterator.value());
-                    boolean extendsRun = block == next && location != null && !run.isEmpty() && SegmentLog.follows(run.get(run.size() - 1), location);
-                    if (!extendsRun) {
-                        readRun(run, destination);
-                        fillZeros(destination, (int) (block - next) * BLOCK_SIZE);
-                    }
-                    if (location == null) {
-                        fillZeros(destination, BLOCK_SIZE);
-                    } else {
-                        run.add(location);
-                    }
-                    next = block + 1;
-                }
-                readRun(run, destination);
-                fillZeros(destination, (int) (firstBlock + count - next) * BLOCK_SIZE);
+            files.read(imageId, offset, destination.duplicate());
+            if (crc(destination) == crc(entry)) {
+                return;
             }
+            previous = entry;
+        }
+        throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image " + imageId + ": data of block " + block + " at offset "
+                + dataOffset(block, previous) + " of its block file fails its checksum");
+    }
+
+    /** Where a block's data is in its image's file, or -1 for an unwritten or zeroed block. */
+    private static long dataOffset(long block, byte[] entry) {
+        return entry == null || entry[STATE] != STATE_DATA ? -1 : BlockFiles.offset(block, entry[SLOT]);
+    }
+
+    /** The blocks entries of a range, null where a block has none. */
+    private byte[][] entries(long imageId, long firstBlock, int count) {
+        byte[][] entries = new byte[count][];
+        if (count == 1) {
+            entries[0] = get(imageId, firstBlock);
+            return entries;
+        }
+        scan(blocks, imageId, firstBlock, firstBlock + count, (block, value) -> entries[(int) (block - firstBlock)] = value);
+        return entries;
+    }
+
+    private void loadSlots(long imageId, long firstBlock, long count, FreeSlots.SlotVisitor found) {
+        scan(blocks, imageId, firstBlock, firstBlock + count, (block, value) -> found.visit(block, value[SLOT]));
+    }
+
+    private byte[] get(long imageId, long block) {
+        try {
+            return db.get(blocks, read, key(imageId, block));
         } catch (RocksDBException e) {
             throw failure("read image " + imageId, e);
-        } finally {
-            cleaning.readLock().unlock();
         }
-    }
-
-    private void readBlock(byte[] value, ByteBuffer destination) {
-        SegmentLog.Location location = value == null ? null : location(value);
-        if (location == null) {
-            fillZeros(destination, BLOCK_SIZE);
-        } else {
-            segments.read(location, destination);
-        }
-    }
-
-    private void readRun(List<SegmentLog.Location> run, ByteBuffer destination) {
-        if (!run.isEmpty()) {
-            segments.readRun(run, destination);
-            run.clear();
-        }
-    }
-
-    /** Where a block's data is, or null for an unwritten or zeroed block. */
-    static SegmentLog.Location location(byte[] value) {
-        if (value[8] != STATE_DATA) {
-            return null;
-        }
-        ByteBuffer buffer = ByteBuffer.wrap(value, META, DATA_META - META);
-        return new SegmentLog.Location(buffer.getInt(), buffer.getLong(), buffer.getInt());
     }
 
     @Override
     public void write(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
-        cleaning.readLock().lock();
+        int start = source.position();
+        int count = source.remaining() / BLOCK_SIZE;
+        byte[] dirtyMeta = meta(version, STATE_DATA);
+        writeLock.lock();
         try (WriteBatch batch = new WriteBatch()) {
-            List<SegmentLog.Location> locations = segments.append(imageId, firstBlock, version, source);
-            byte[] dirtyMeta = meta(version, STATE_DATA);
-            for (int i = 0; i < locations.size(); i++) {
-                byte[] key = key(imageId, firstBlock + i);
-                batch.put(blocks, key, dataMeta(version, locations.get(i)));
-                if (trackDirty) {
-                    batch.put(dirty, key, dirtyMeta);
+            if (writtenSinceSync(imageId, firstBlock, count)) {
+                syncLocked();
+            }
+            int[] slots = new int[count];
+            for (int i = 0; i < count; i++) {
+                slots[i] = freeSlots.next(imageId, firstBlock + i);
+            }
+            for (int from = 0, to; from < count; from = to) {
+                long offset = BlockFiles.offset(firstBlock + from, slots[from]);
+                for (to = from; to < count && BlockFiles.offset(firstBlock + to, slots[to]) == offset + (long) (to - from) * BLOCK_SIZE; to++) {
+                    byte[] key = key(imageId, firstBlock + to);
+                    batch.put(blocks, key, dataEntry(version, slots[to], crc(source.slice(start + to * BLOCK_SIZE, BLOCK_SIZE))));
+                    if (trackDirty) {
+                        batch.put(dirty, key, dirtyMeta);
+                    }
                 }
+                files.write(imageId, offset, source.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE));
             }
+            db.write(asyncWrite, batch);
+            for (int i = 0; i < count; i++) {
+                freeSlots.wrote(imageId, firstBlock + i, slots[i]);
+            }
+            markUnsynced(imageId, firstBlock, count);
             if (sync) {
-                segments.sync();
+                syncLocked();
             }
-            db.write(sync ? syncWrite : asyncWrite, batch);
         } catch (RocksDBException e) {
             throw failure("write image " + imageId, e);
         } finally {
-            cleaning.readLock().unlock();
+            writeLock.unlock();
+        }
+        source.position(start + count * BLOCK_SIZE);
+    }
+
+    private boolean writtenSinceSync(long imageId, long firstBlock, int count) {
+        Set<Long> written = unsynced.get(imageId);
+        if (written != null) {
+            for (long block = firstBlock; block < firstBlock + count; block++) {
+                if (written.contains(block)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void markUnsynced(long imageId, long firstBlock, int count) {
+        Set<Long> written = unsynced.computeIfAbsent(imageId, id -> new HashSet<>());
+        for (long block = firstBlock; block < firstBlock + count; block++) {
+            written.add(block);
+        }
+        unsyncedBlocks += count;
+        if (unsyncedBlocks > MAX_UNSYNCED_BLOCKS) {
+            syncLocked();
         }
     }
 
-    static byte[] dataMeta(long version, SegmentLog.Location location) {
-        return ByteBuffer.allocate(DATA_META).putLong(version).put(STATE_DATA)
-                .putInt(location.segment()).putLong(location.offset()).putInt(location.crc()).array();
+    private static byte[] dataEntry(long version, int slot, int crc) {
+        return ByteBuffer.allocate(CRC + 4).putLong(version).put(STATE_DATA).put((byte) slot).putInt(crc).array();
     }
 
+    private static byte[] zeroEntry(long version, int slot) {
+        return ByteBuffer.allocate(CRC).putLong(version).put(STATE_ZERO).put((byte) slot).array();
+    }
+
+    private static int crc(byte[] entry) {
+        return ByteBuffer.wrap(entry).getInt(CRC);
+    }
+
+    private static int crc(ByteBuffer data) {
+        CRC32C crc = new CRC32C();
+        crc.update(data.duplicate());
+        return (int) crc.getValue();
+    }
+
+    /** Zero markers for the range's data blocks, a batch at a time under the write lock, so writes wait briefly. */
     @Override
     public void zero(long imageId, long firstBlock, long count, long version, boolean sync) {
         byte[] meta = meta(version, STATE_ZERO);
-        cleaning.readLock().lock();
-        try (Slice upper = new Slice(key(imageId, firstBlock + count));
-                ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
-                RocksIterator iterator = db.newIterator(blocks, options)) {
-            iterator.seek(key(imageId, firstBlock));
-            while (iterator.isValid()) {
-                try (WriteBatch batch = new WriteBatch()) {
-                    for (long n = 0; n < MAX_BATCH_BLOCKS && iterator.isValid(); iterator.next(), n++) {
-                        if (iterator.value()[8] == STATE_DATA) {
-                            batch.put(blocks, iterator.key(), meta);
-                            if (trackDirty) {
-                                batch.put(dirty, iterator.key(), meta);
-                            }
+        for (long next = firstBlock; next >= 0; ) {
+            writeLock.lock();
+            try (Slice upper = new Slice(key(imageId, firstBlock + count));
+                    ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
+                    RocksIterator iterator = db.newIterator(blocks, options);
+                    WriteBatch batch = new WriteBatch()) {
+                iterator.seek(key(imageId, next));
+                for (long n = 0; n < MAX_BATCH_BLOCKS && iterator.isValid(); iterator.next(), n++) {
+                    if (iterator.value()[STATE] == STATE_DATA) {
+                        batch.put(blocks, iterator.key(), zeroEntry(version, iterator.value()[SLOT]));
+                        if (trackDirty) {
+                            batch.put(dirty, iterator.key(), meta);
                         }
                     }
-                    db.write(asyncWrite, batch);
                 }
+                next = iterator.isValid() ? ByteBuffer.wrap(iterator.key()).getLong(8) : -1;
+                db.write(asyncWrite, batch);
+            } catch (RocksDBException e) {
+                throw failure("zero image " + imageId, e);
+            } finally {
+                writeLock.unlock();
             }
-            if (sync) {
-                sync();
-            }
-        } catch (RocksDBException e) {
-            throw failure("zero image " + imageId, e);
-        } finally {
-            cleaning.readLock().unlock();
+        }
+        if (sync) {
+            sync();
         }
     }
 
     @Override
     public void zeroBlocks(long imageId, long[] blockIndexes, long version, boolean sync) {
         byte[] meta = meta(version, STATE_ZERO);
-        cleaning.readLock().lock();
+        writeLock.lock();
         try (WriteBatch batch = new WriteBatch()) {
             for (long block : blockIndexes) {
-                batch.put(blocks, key(imageId, block), meta);
+                batch.put(blocks, key(imageId, block), zeroEntry(version, 1 - freeSlots.next(imageId, block)));
                 if (trackDirty) {
                     batch.put(dirty, key(imageId, block), meta);
                 }
             }
             db.write(asyncWrite, batch);
             if (sync) {
-                sync();
+                syncLocked();
             }
         } catch (RocksDBException e) {
             throw failure("zero blocks of image " + imageId, e);
         } finally {
-            cleaning.readLock().unlock();
+            writeLock.unlock();
         }
     }
 
@@ -415,7 +525,7 @@ public final class RocksBlockStore implements BlockStore {
 
     /** Exclusive, so no write slips in between the comparison and the delete; in batches, so I/O waits briefly. */
     private void markFlushedBatch(long imageId, List<BlockVersion> flushed) {
-        cleaning.writeLock().lock();
+        writeLock.lock();
         try (WriteBatch batch = new WriteBatch()) {
             for (BlockVersion entry : flushed) {
                 byte[] key = key(imageId, entry.block());
@@ -428,7 +538,7 @@ public final class RocksBlockStore implements BlockStore {
         } catch (RocksDBException e) {
             throw failure("mark blocks of image " + imageId + " flushed", e);
         } finally {
-            cleaning.writeLock().unlock();
+            writeLock.unlock();
         }
     }
 
@@ -477,10 +587,15 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     private void scan(ColumnFamilyHandle family, long imageId, EntryVisitor visitor) {
-        try (Slice upper = new Slice(key(imageId + 1, 0));
+        scan(family, imageId, 0, -1, visitor);
+    }
+
+    /** Visits the entries of blocks {@code [firstBlock, end)}; an end of -1 means to the image's last block. */
+    private void scan(ColumnFamilyHandle family, long imageId, long firstBlock, long end, EntryVisitor visitor) {
+        try (Slice upper = new Slice(end < 0 ? key(imageId + 1, 0) : key(imageId, end));
                 ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
                 RocksIterator iterator = db.newIterator(family, options)) {
-            for (iterator.seek(key(imageId, 0)); iterator.isValid(); iterator.next()) {
+            for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
                 visitor.visit(ByteBuffer.wrap(iterator.key()).getLong(8), iterator.value());
             }
         }
@@ -515,17 +630,40 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void sync() {
+        writeLock.lock();
         try {
-            segments.sync();
+            syncLocked();
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Syncs the block files, then the WAL: from here on, every slot not in the index may be overwritten. */
+    private void syncLocked() {
+        files.sync();
+        try {
             db.flushWal(true);
         } catch (RocksDBException e) {
             throw failure("sync", e);
         }
+        unsynced.clear();
+        unsyncedBlocks = 0;
+        syncs++;
     }
 
-    /** Bytes in segment files, live and dead, for metrics. */
-    public long segmentLogBytes() {
-        return segments.totalBytes();
+    /** How many times the store has synced, for tests. */
+    long syncs() {
+        writeLock.lock();
+        try {
+            return syncs;
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
+    /** Bytes in block files (two slots per block written, holes included), for metrics. */
+    public long blockFileBytes() {
+        return files.totalBytes();
     }
 
     /** A RocksDB property summed over the column families, for metrics. */
@@ -541,14 +679,8 @@ public final class RocksBlockStore implements BlockStore {
         return total;
     }
 
-    /** Cleans the oldest sealed segment now, whatever the garbage; false when none is sealed. */
-    boolean cleanOldestSegment() {
-        return cleaner.cleanOldestSegment();
-    }
-
     @Override
     public void close() {
-        cleaner.close();
         try {
             sync();
         } finally {

@@ -6,7 +6,7 @@ import io.heliotrope.storage.view.ControllerSessions;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
-/** Gauges of the block store (image count; for RocksDB, segment and index sizes) and of the view. */
+/** Gauges of the block store (image count; for RocksDB, block file and index sizes) and of the view. */
 final class StorageMetrics {
     private StorageMetrics() {}
 
@@ -14,8 +14,8 @@ final class StorageMetrics {
         Gauge.builder("heliotrope.storage.images", store, s -> s.listImages().size()).register(registry);
         if (store instanceof RocksBlockStore rocks) {
             rocksProperty(registry, rocks, "heliotrope.rocksdb.sst.bytes", "rocksdb.total-sst-files-size");
-            Gauge.builder("heliotrope.storage.segment.bytes", rocks, RocksBlockStore::segmentLogBytes)
-                    .description("Bytes of block data in segment files, live and not yet cleaned")
+            Gauge.builder("heliotrope.storage.block.file.bytes", rocks, RocksBlockStore::blockFileBytes)
+                    .description("Size of the block files: two slots per block, holes included")
                     .register(registry);
             rocksProperty(registry, rocks, "heliotrope.rocksdb.live.data.bytes", "rocksdb.estimate-live-data-size");
             rocksProperty(registry, rocks, "heliotrope.rocksdb.memtable.bytes", "rocksdb.cur-size-all-mem-tables");

@@ -55,8 +55,7 @@ public final class StorageServer implements AutoCloseable {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             components.push(registry::close);
             BlockStore store = switch (config.store()) {
-                case ROCKSDB -> new RocksBlockStore(config.dataDir(), config.blockCacheBytes(), RocksBlockStore.DEFAULT_SEGMENT_BYTES,
-                        config.controller() != null);
+                case ROCKSDB -> new RocksBlockStore(config.dataDir(), config.blockCacheBytes(), config.controller() != null);
                 case MEMORY -> new MemoryBlockStore(config.controller() != null);
             };
             components.push(store);

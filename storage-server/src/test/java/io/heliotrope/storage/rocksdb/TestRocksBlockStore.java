@@ -44,7 +44,7 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
 
     @Test
     void aStoreWithoutDirtyTrackingKeepsNoDirtySet(@TempDir Path other) {
-        try (RocksBlockStore standalone = new RocksBlockStore(other, 8 << 20, RocksBlockStore.DEFAULT_SEGMENT_BYTES, false)) {
+        try (RocksBlockStore standalone = new RocksBlockStore(other, 8 << 20, false)) {
             ImageInfo image = standalone.createImage("alone", 4 * BLOCK_SIZE);
             standalone.write(image.id(), 0, blocks(2, 1, false), 1, false);
             standalone.zeroBlocks(image.id(), new long[] {3}, 2, false);

@@ -1,0 +1,152 @@
+package io.heliotrope.storage.rocksdb;
+
+import io.heliotrope.storage.ImageInfo;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class TestBlockSlots {
+    @TempDir
+    Path directory;
+
+    private static ByteBuffer block(int value) {
+        ByteBuffer buffer = ByteBuffer.allocate(BLOCK_SIZE);
+        while (buffer.hasRemaining()) {
+            buffer.put((byte) value);
+        }
+        return buffer.flip();
+    }
+
+    private static ByteBuffer read(RocksBlockStore store, long imageId, long block, int count) {
+        ByteBuffer buffer = ByteBuffer.allocate(count * BLOCK_SIZE);
+        store.read(imageId, block, count, buffer);
+        return buffer.flip();
+    }
+
+    private Path blockFile(long imageId) {
+        return directory.resolve("blocks").resolve(imageId + ".blocks");
+    }
+
+    @Test
+    void groupsSlotsSoBlocksWrittenTogetherLieTogether() {
+        assertThat(BlockFiles.offset(0, 0)).isZero();
+        assertThat(BlockFiles.offset(255, 0)).isEqualTo(255L * BLOCK_SIZE);
+        assertThat(BlockFiles.offset(0, 1)).isEqualTo(256L * BLOCK_SIZE);
+        assertThat(BlockFiles.offset(255, 1)).isEqualTo(511L * BLOCK_SIZE);
+        assertThat(BlockFiles.offset(256, 0)).isEqualTo(512L * BLOCK_SIZE);
+    }
+
+    @Test
+    void aBlockRewrittenBeforeASyncIsSyncedFirstSoNoSlotACrashCouldBringBackIsOverwritten() {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
+            long before = store.syncs();
+            for (int block = 0; block < 64; block++) {
+                store.write(image.id(), block, block(block), 1, false);
+            }
+            assertThat(store.syncs()).as("distinct blocks need no sync").isEqualTo(before);
+            store.write(image.id(), 7, block(100), 2, false);
+            assertThat(store.syncs()).isEqualTo(before + 1);
+            store.write(image.id(), 8, block(101), 2, false);
+            assertThat(store.syncs()).as("block 8 was synced with the rest").isEqualTo(before + 1);
+            store.zero(image.id(), 9, 1, 2, false);
+            store.write(image.id(), 9, block(102), 3, false);
+            assertThat(store.syncs()).as("a zero marker keeps its block's slot, so the next write needs no sync").isEqualTo(before + 1);
+            assertThat(read(store, image.id(), 7, 3).array()).startsWith(block(100).array()).endsWith(block(102).array());
+        }
+    }
+
+    @Test
+    void alternatesSlotsAndReadsRunsAcrossThem() throws IOException {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
+            ByteBuffer first = ByteBuffer.allocate(300 * BLOCK_SIZE);
+            for (int i = 0; i < 300; i++) {
+                first.put(block(i));
+            }
+            store.write(image.id(), 0, first.flip(), 1, false);
+            store.sync();
+            // Every other block moves to slot 1; a run of 300 blocks now reads as many pieces.
+            for (int block = 0; block < 300; block += 2) {
+                store.write(image.id(), block, block(block + 1), 2, false);
+            }
+            ByteBuffer all = read(store, image.id(), 0, 300);
+            for (int i = 0; i < 300; i++) {
+                assertThat(all.get(i * BLOCK_SIZE)).as("block %s", i).isEqualTo((byte) (i % 2 == 0 ? i + 1 : i));
+            }
+            assertThat(Files.size(blockFile(image.id()))).as("ends after block 298 in slot 1").isEqualTo(BlockFiles.offset(298, 1) + BLOCK_SIZE);
+        }
+    }
+
+    @Test
+    void reportsDataThatFailsItsChecksum() throws IOException {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", BLOCK_SIZE);
+            store.write(image.id(), 0, block(7), 1, true);
+            try (RandomAccessFile file = new RandomAccessFile(blockFile(image.id()).toFile(), "rw")) {
+                file.seek(100);
+                file.write(8);
+            }
+            assertThatThrownBy(() -> read(store, image.id(), 0, 1))
+                    .hasMessage("image %d: data of block 0 at offset 0 of its block file fails its checksum", image.id());
+        }
+    }
+
+    @Test
+    void readsRacingRewritesOfTheirBlockSeeOneWholeVersion() throws Exception {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("hot", 2 * BLOCK_SIZE);
+            store.write(image.id(), 0, block(0), 1, false);
+            AtomicBoolean done = new AtomicBoolean();
+            CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
+                int reads = 0;
+                while (!done.get()) {
+                    ByteBuffer data = read(store, image.id(), 0, 2);
+                    byte value = data.get(0);
+                    for (int i = 0; i < BLOCK_SIZE; i++) {
+                        assertThat(data.get(i)).isEqualTo(value);
+                    }
+                    reads++;
+                }
+                return reads;
+            });
+            // Every write reuses a slot, so each one lands on data a read may be in the middle of.
+            for (int round = 1; round <= 5_000 && !reader.isDone(); round++) {
+                store.write(image.id(), 0, block(round), round + 1, false);
+            }
+            done.set(true);
+            assertThat(reader.get(30, TimeUnit.SECONDS)).isPositive();
+        }
+    }
+
+    @Test
+    void deletingAnImageRemovesItsFileAndShrinkingTruncatesIt() throws IOException {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 1024 * BLOCK_SIZE);
+            store.write(image.id(), 1000, block(1), 1, false);
+            store.resizeImage("disk", 300 * BLOCK_SIZE);
+            assertThat(Files.size(blockFile(image.id()))).isEqualTo(BlockFiles.offset(512, 0));
+            store.deleteImage("disk");
+            assertThat(blockFile(image.id())).doesNotExist();
+        }
+    }
+
+    @Test
+    void refusesADataDirectoryInTheEarlierSegmentFormat() throws IOException {
+        Files.createDirectories(directory.resolve("segments"));
+        assertThatThrownBy(() -> new RocksBlockStore(directory, 8 << 20, true))
+                .hasMessageContaining("holds block data in segment files, written by an earlier Heliotrope build");
+    }
+}
