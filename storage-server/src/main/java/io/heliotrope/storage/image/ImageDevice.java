@@ -32,21 +32,29 @@ import static java.util.Objects.requireNonNull;
  */
 final class ImageDevice implements BlockDevice {
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
+    static final int LARGE_BYTES = 256 << 10;
 
     private final OpenImage image;
     private final ImageSession session;
     private final BlockStore store;
     private final Executor executor;
+    private final Executor largeExecutor;
     private final ByteBufAllocator allocator;
     private final Runnable onClose;
     private final long imageId;
     private boolean closed;
 
-    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
+    /**
+     * @param executor runs store calls
+     * @param largeExecutor runs reads of {@value #LARGE_BYTES} bytes or more, so that reading
+     * them from the store overlaps with the event loop sending earlier replies
+     */
+    ImageDevice(OpenImage image, BlockStore store, Executor executor, Executor largeExecutor, ByteBufAllocator allocator, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
         this.session = image.session();
         this.store = requireNonNull(store, "store is null");
         this.executor = requireNonNull(executor, "executor is null");
+        this.largeExecutor = requireNonNull(largeExecutor, "largeExecutor is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.onClose = requireNonNull(onClose, "onClose is null");
         this.imageId = image.info().id();
@@ -79,7 +87,7 @@ final class ImageDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {
-        return supply(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             long first = offset / BLOCK_SIZE;
             int head = (int) (offset % BLOCK_SIZE);
             int count = blocksCovering(offset, length);
@@ -91,7 +99,7 @@ final class ImageDevice implements BlockDevice {
                 buffer.release();
                 throw e;
             }
-        });
+        }, length >= LARGE_BYTES ? largeExecutor : executor);
     }
 
     @Override

@@ -82,6 +82,7 @@ public final class RocksBlockStore implements BlockStore {
     private static final int MAX_UNSYNCED_BLOCKS = 1 << 18;
     private static final long MAX_BATCH_BLOCKS = 16_384;
     private static final int MARK_BATCH = 1024;
+    private static final long WRITE_BUFFER_BYTES = 2L << 20;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
 
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -142,7 +143,10 @@ public final class RocksBlockStore implements BlockStore {
             ColumnFamilyOptions small = track(new ColumnFamilyOptions()
                     .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom))
                     .setCompressionType(CompressionType.LZ4_COMPRESSION)
-                    .setWriteBufferSize(64L << 20));
+                    // Small memtables: random writes insert keys all over an image, and a skiplist that stays in the
+                    // CPU caches takes them several times faster (random 4 KiB writes over NBD, 1 GiB image:
+                    // 66K/s with 64 MiB, 92K/s with 2 MiB). Flushing and compacting a 30-byte-per-block index is cheap.
+                    .setWriteBufferSize(WRITE_BUFFER_BYTES));
             List<ColumnFamilyDescriptor> descriptors = List.of(
                     new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, small),
                     new ColumnFamilyDescriptor(bytes("images"), small),

@@ -1,5 +1,7 @@
 package io.heliotrope.storage.server;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -28,6 +30,27 @@ public record SiteConfig(
     public static final int DEFAULT_GRPC_PORT = 7410;
     public static final int DEFAULT_METRICS_PORT = 9410;
 
+    /**
+     * Threads for block store calls; 0 runs them on the NBD event loops. Unset: 0 for the
+     * memory store and for a data directory in memory (tmpfs, ramfs), where no call
+     * waits for a disk and a hand-off to another thread only adds latency; otherwise the
+     * number of cores, at most 4 (each connection's calls run one at a time anyway).
+     */
+    public int storeThreads() throws IOException {
+        if (ioThreads != null) {
+            return ioThreads;
+        }
+        if (store == StoreKind.MEMORY) {
+            return 0;
+        }
+        Path existing = dataDir.toAbsolutePath();
+        while (!Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        String type = Files.getFileStore(existing).type();
+        return type.equals("tmpfs") || type.equals("ramfs") ? 0 : Math.min(4, Runtime.getRuntime().availableProcessors());
+    }
+
     public enum StoreKind {
         ROCKSDB,
         MEMORY
@@ -40,8 +63,6 @@ public record SiteConfig(
         nbdPort = requireNonNullElse(nbdPort, DEFAULT_NBD_PORT);
         grpcPort = requireNonNullElse(grpcPort, DEFAULT_GRPC_PORT);
         metricsPort = requireNonNullElse(metricsPort, DEFAULT_METRICS_PORT);
-        // More threads than cores only adds context switches: each connection's calls run one at a time anyway.
-        ioThreads = requireNonNullElse(ioThreads, Math.min(4, Runtime.getRuntime().availableProcessors()));
         blockCacheBytes = requireNonNullElse(blockCacheBytes, 256L << 20);
         checkpointInterval = requireNonNullElse(checkpointInterval, Duration.ofSeconds(5));
         checkpointBlocks = requireNonNullElse(checkpointBlocks, 65_536L);
@@ -56,8 +77,8 @@ public record SiteConfig(
                 throw new IllegalArgumentException("port out of range: " + port);
             }
         }
-        if (ioThreads < 1) {
-            throw new IllegalArgumentException("ioThreads must be at least 1: " + ioThreads);
+        if (ioThreads != null && ioThreads < 0) {
+            throw new IllegalArgumentException("ioThreads must be 0 (store calls on the NBD event loops) or more: " + ioThreads);
         }
     }
 }

@@ -30,7 +30,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,13 +72,14 @@ public final class StorageServer implements AutoCloseable {
                 sessions = controlled;
                 StorageMetrics.bindOrphans(registry, controlled);
             }
-            // Closed before the controller: sessions that end at shutdown flush on it.
-            ExecutorService executor = Executors.newFixedThreadPool(config.ioThreads(), new DefaultThreadFactory("store-io", true));
+            // Closed before the controller: sessions that end at shutdown flush on it. Sessions and admin calls
+            // run here even when block store calls run on the event loops.
+            int storeThreads = config.storeThreads();
+            ExecutorService executor = Executors.newFixedThreadPool(Math.max(1, storeThreads), new DefaultThreadFactory("store-io", true));
             components.push(() -> shutdown(executor));
-
-            // The memory store never blocks: its calls run on the caller, event loops included.
-            Executor deviceExecutor = config.store() == SiteConfig.StoreKind.MEMORY ? Runnable::run : executor;
-            ImageExports exports = new ImageExports(sessions, store, deviceExecutor, executor, PooledByteBufAllocator.DEFAULT);
+            log.info("site {}: block store calls run {}", config.site(),
+                    storeThreads == 0 ? "on the NBD event loops, large reads on a thread" : "on " + storeThreads + " threads");
+            ImageExports exports = new ImageExports(sessions, store, executor, storeThreads == 0, executor, PooledByteBufAllocator.DEFAULT);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0), exports, new NbdMetrics(registry));
             components.push(nbd);
 

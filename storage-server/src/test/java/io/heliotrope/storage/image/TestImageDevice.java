@@ -38,7 +38,7 @@ class TestImageDevice {
     void open() {
         store = new RocksBlockStore(directory, 8 << 20);
         executor = Executors.newFixedThreadPool(4);
-        exports = new ImageExports(new LocalSessions(store), store, executor, executor, PooledByteBufAllocator.DEFAULT);
+        exports = new ImageExports(new LocalSessions(store), store, executor, false, executor, PooledByteBufAllocator.DEFAULT);
         store.createImage("disk", 64 * BLOCK_SIZE);
         device = exports.open("disk").join();
     }

@@ -46,7 +46,7 @@ class TestControllerSessions {
     }
 
     private static ImageExports exports(ControllerSessions sessions, BlockStore store) {
-        return new ImageExports(sessions, store, Runnable::run, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        return new ImageExports(sessions, store, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
     }
 
     @Test
