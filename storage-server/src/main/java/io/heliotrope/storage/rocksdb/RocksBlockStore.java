@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.ImageNames;
+import org.rocksdb.AbstractEventListener;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.ColumnFamilyDescriptor;
@@ -12,6 +13,7 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.FlushJobInfo;
 import org.rocksdb.LRUCache;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -20,6 +22,8 @@ import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -61,14 +65,16 @@ import static java.util.Objects.requireNonNull;
  * yet written, and a read checks the data against the entry's checksum. A slot is
  * overwritten only once no index state that a crash could bring back points at it: a
  * block written a second time since the last {@link #sync()} (which syncs the block
- * files, then the WAL) is synced first. So the block files need no cleaning, and a
- * crash shows each block at a version with its own data.
+ * files, then the WAL) is synced first, and the block files are synced before RocksDB
+ * flushes a memtable. So the block files need no cleaning, and a crash shows each block
+ * at a version with its own data.
  */
 public final class RocksBlockStore implements BlockStore {
     static {
         RocksDB.loadLibrary();
     }
 
+    private static final Logger log = LoggerFactory.getLogger(RocksBlockStore.class);
     private static final byte[] NEXT_IMAGE_ID = "next-image-id".getBytes(StandardCharsets.UTF_8);
     private static final byte[] VIEW_SEQ = "view-seq:".getBytes(StandardCharsets.UTF_8);
     private static final byte STATE_DATA = 1;
@@ -131,6 +137,7 @@ public final class RocksBlockStore implements BlockStore {
         }
         try {
             Files.createDirectories(directory);
+            files = track(new BlockFiles(directory.resolve("blocks")));
             LRUCache cache = track(new LRUCache(blockCacheBytes));
             BloomFilter bloom = track(new BloomFilter(10));
             DBOptions options = track(new DBOptions()
@@ -139,7 +146,8 @@ public final class RocksBlockStore implements BlockStore {
                     .setMaxBackgroundJobs(2)
                     .setBytesPerSync(1 << 20)
                     .setAllowMmapReads(true)
-                    .setManualWalFlush(true));
+                    .setManualWalFlush(true)
+                    .setListeners(List.of(track(new SyncBlockFilesOnFlush()))));
             ColumnFamilyOptions small = track(new ColumnFamilyOptions()
                     .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom))
                     .setCompressionType(CompressionType.LZ4_COMPRESSION)
@@ -161,7 +169,6 @@ public final class RocksBlockStore implements BlockStore {
             blocks = handles.get(2);
             dirty = handles.get(3);
             view = handles.get(4);
-            files = track(new BlockFiles(directory.resolve("blocks")));
             loadCatalog();
             asyncWrite = track(new WriteOptions());
             syncWrite = track(new WriteOptions().setSync(true));
@@ -169,6 +176,25 @@ public final class RocksBlockStore implements BlockStore {
         } catch (RocksDBException | java.io.IOException e) {
             closeResources();
             throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot open block store in " + directory + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * RocksDB syncs the SST files a memtable flush writes; the block files go first, so no
+     * synced index entry points at data that a power loss could take back.
+     */
+    private final class SyncBlockFilesOnFlush extends AbstractEventListener {
+        SyncBlockFilesOnFlush() {
+            super(EnabledEventCallback.ON_FLUSH_BEGIN);
+        }
+
+        @Override
+        public void onFlushBegin(RocksDB flushing, FlushJobInfo info) {
+            try {
+                files.sync();
+            } catch (RuntimeException e) {
+                log.error("cannot sync block files before RocksDB flushes the index; a power loss now may leave blocks failing their checksums", e);
+            }
         }
     }
 
