@@ -111,15 +111,15 @@ final class BlockFiles implements AutoCloseable {
 
     /** The files' sizes (both slots, holes included). */
     long totalBytes() {
-        long total = 0;
-        for (Map.Entry<Long, FileChannel> file : files.entrySet()) {
-            try {
-                total += file.getValue().size();
-            } catch (IOException e) {
-                throw failure("size", file.getKey(), e);
-            }
+        return files.entrySet().stream().mapToLong(file -> size(file.getKey(), file.getValue())).sum();
+    }
+
+    private static long size(long imageId, FileChannel file) {
+        try {
+            return file.size();
+        } catch (IOException e) {
+            throw failure("size", imageId, e);
         }
-        return total;
     }
 
     @Override
