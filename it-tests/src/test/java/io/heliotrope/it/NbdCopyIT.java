@@ -12,13 +12,21 @@ import java.util.regex.Pattern;
 import static io.heliotrope.it.Tools.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** libnbd's {@code nbdcopy}: bulk copies over several connections, and sparse copies. */
+/**
+ * libnbd's {@code nbdcopy}: bulk copies over several connections, and sparse copies, with
+ * store calls on the NBD event loops (as on tmpfs) and large reads on a store thread.
+ */
 class NbdCopyIT {
     private static final long MIB = 1 << 20;
     private static final Pattern DATA_BLOCKS = Pattern.compile("^data blocks: (\\d+) ", Pattern.MULTILINE);
 
     @RegisterExtension
-    static final SiteExtension site = new SiteExtension();
+    static final SiteExtension site = new SiteExtension("--io-threads", "0");
+
+    @Test
+    void storeCallsRunOnTheEventLoops() {
+        assertThat(site.get().log()).contains("block store calls run on the NBD event loops, large reads on a thread");
+    }
 
     @Test
     void multiConnCopyInAndOutKeepsEveryByte(@TempDir Path tmp) {

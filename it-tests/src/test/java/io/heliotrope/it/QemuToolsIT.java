@@ -12,12 +12,12 @@ import static io.heliotrope.it.Tools.ok;
 import static io.heliotrope.it.Tools.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** QEMU's own NBD client ({@code qemu-img}, {@code qemu-io}) against a site. */
+/** QEMU's own NBD client ({@code qemu-img}, {@code qemu-io}) against a site whose store calls run on the NBD event loops. */
 class QemuToolsIT {
     private static final long MIB = 1 << 20;
 
     @RegisterExtension
-    static final SiteExtension site = new SiteExtension();
+    static final SiteExtension site = new SiteExtension("--io-threads", "0");
 
     @Test
     void infoReportsVirtualSize() {

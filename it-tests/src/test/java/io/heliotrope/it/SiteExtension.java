@@ -16,7 +16,13 @@ import static java.util.Objects.requireNonNull;
  * }</pre>
  */
 final class SiteExtension implements BeforeAllCallback, AfterAllCallback, TestWatcher {
+    private final String[] serveOptions;
     private TestingSite site;
+
+    /** @param serveOptions more options for {@code helio serve} */
+    SiteExtension(String... serveOptions) {
+        this.serveOptions = serveOptions.clone();
+    }
 
     TestingSite get() {
         return requireNonNull(site, "site is not started");
@@ -24,7 +30,7 @@ final class SiteExtension implements BeforeAllCallback, AfterAllCallback, TestWa
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        site = TestingSite.start();
+        site = TestingSite.start(serveOptions);
     }
 
     @Override

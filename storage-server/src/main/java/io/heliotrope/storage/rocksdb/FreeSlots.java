@@ -1,16 +1,19 @@
 package io.heliotrope.storage.rocksdb;
 
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * The slot each block's next copy goes to, one bit per block, so a write need not read
- * the block's index entry. Loaded from the index {@value #CHUNK_BLOCKS} blocks (256 MiB)
- * at a time, when a write first touches them: 8 KiB of memory per chunk written.
- * Not thread-safe; the store's write lock guards it.
+ * Per block, the slot its next copy goes to and whether it was written since the last
+ * sync, two bits per block, so a write need not read the block's index entry. Loaded
+ * from the index {@value #CHUNK_BLOCKS} blocks (256 MiB) at a time, when a write first
+ * touches them: 16 KiB of memory per chunk written. Not thread-safe; the store's write
+ * lock guards it.
  */
 final class FreeSlots {
     static final int CHUNK_BLOCKS = 1 << 16;
@@ -24,8 +27,15 @@ final class FreeSlots {
         void visit(long block, int slot);
     }
 
+    private static final class Chunk {
+        final BitSet nextIsOne = new BitSet(CHUNK_BLOCKS);
+        final BitSet unsynced = new BitSet(CHUNK_BLOCKS);
+    }
+
     private final Loader loader;
-    private final Map<Long, Map<Long, BitSet>> images = new HashMap<>();
+    private final Map<Long, Map<Long, Chunk>> images = new HashMap<>();
+    private final List<Chunk> withUnsynced = new ArrayList<>();
+    private int unsyncedBlocks;
 
     FreeSlots(Loader loader) {
         this.loader = requireNonNull(loader, "loader is null");
@@ -33,24 +43,56 @@ final class FreeSlots {
 
     /** The slot the block's next copy goes to: the one its current copy is not in. */
     int next(long imageId, long block) {
-        return chunk(imageId, block).get(bit(block)) ? 1 : 0;
+        return chunk(imageId, block).nextIsOne.get(bit(block)) ? 1 : 0;
     }
 
-    /** Records that the block's current copy is now in {@code slot}. */
+    /** Whether the block was written since the last {@link #synced()}. */
+    boolean unsynced(long imageId, long block) {
+        return chunk(imageId, block).unsynced.get(bit(block));
+    }
+
+    /** Records that the block's current copy is now in {@code slot}, not yet synced. */
     void wrote(long imageId, long block, int slot) {
-        chunk(imageId, block).set(bit(block), slot == 0);
+        Chunk chunk = chunk(imageId, block);
+        chunk.nextIsOne.set(bit(block), slot == 0);
+        if (chunk.unsynced.isEmpty()) {
+            withUnsynced.add(chunk);
+        }
+        if (!chunk.unsynced.get(bit(block))) {
+            chunk.unsynced.set(bit(block));
+            unsyncedBlocks++;
+        }
+    }
+
+    /** Blocks written since the last sync. */
+    int unsyncedBlocks() {
+        return unsyncedBlocks;
+    }
+
+    /** Everything written so far is durable. */
+    void synced() {
+        withUnsynced.forEach(chunk -> chunk.unsynced.clear());
+        withUnsynced.clear();
+        unsyncedBlocks = 0;
     }
 
     /** Drops what is known of an image, after it was deleted or shrunk. */
     void forget(long imageId) {
-        images.remove(imageId);
+        Map<Long, Chunk> chunks = images.remove(imageId);
+        if (chunks != null) {
+            for (Chunk chunk : chunks.values()) {
+                unsyncedBlocks -= chunk.unsynced.cardinality();
+                chunk.unsynced.clear();
+            }
+            withUnsynced.removeIf(chunk -> chunk.unsynced.isEmpty());
+        }
     }
 
-    private BitSet chunk(long imageId, long block) {
-        return images.computeIfAbsent(imageId, id -> new HashMap<>()).computeIfAbsent(block / CHUNK_BLOCKS, chunk -> {
-            BitSet next = new BitSet(CHUNK_BLOCKS);
-            loader.load(imageId, chunk * CHUNK_BLOCKS, CHUNK_BLOCKS, (found, slot) -> next.set(bit(found), slot == 0));
-            return next;
+    private Chunk chunk(long imageId, long block) {
+        return images.computeIfAbsent(imageId, id -> new HashMap<>()).computeIfAbsent(block / CHUNK_BLOCKS, index -> {
+            Chunk chunk = new Chunk();
+            loader.load(imageId, index * CHUNK_BLOCKS, CHUNK_BLOCKS, (found, slot) -> chunk.nextIsOne.set(bit(found), slot == 0));
+            return chunk;
         });
     }
 

@@ -32,11 +32,8 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -104,11 +101,8 @@ public final class RocksBlockStore implements BlockStore {
      * its slot fails the checksum and is retried.
      */
     private final ReentrantLock writeLock = new ReentrantLock();
-    /** Per image, the blocks written since the last sync (guarded by {@code writeLock}). */
-    private final Map<Long, Set<Long>> unsynced = new HashMap<>();
     /** Guarded by {@code writeLock}. */
     private final FreeSlots freeSlots = new FreeSlots(this::loadSlots);
-    private int unsyncedBlocks;
     private long syncs;
     private final ColumnFamilyHandle counters;
     private final WriteOptions asyncWrite;
@@ -289,8 +283,6 @@ public final class RocksBlockStore implements BlockStore {
         writeLock.lock();
         try {
             freeSlots.forget(imageId);
-            Set<Long> written = unsynced.remove(imageId);
-            unsyncedBlocks -= written == null ? 0 : written.size();
         } finally {
             writeLock.unlock();
         }
@@ -432,8 +424,7 @@ public final class RocksBlockStore implements BlockStore {
             for (int i = 0; i < count; i++) {
                 freeSlots.wrote(imageId, firstBlock + i, slots[i]);
             }
-            markUnsynced(imageId, firstBlock, count);
-            if (sync) {
+            if (sync || freeSlots.unsyncedBlocks() > MAX_UNSYNCED_BLOCKS) {
                 syncLocked();
             }
         } catch (RocksDBException e) {
@@ -445,26 +436,12 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     private boolean writtenSinceSync(long imageId, long firstBlock, int count) {
-        Set<Long> written = unsynced.get(imageId);
-        if (written != null) {
-            for (long block = firstBlock; block < firstBlock + count; block++) {
-                if (written.contains(block)) {
-                    return true;
-                }
+        for (long block = firstBlock; block < firstBlock + count; block++) {
+            if (freeSlots.unsynced(imageId, block)) {
+                return true;
             }
         }
         return false;
-    }
-
-    private void markUnsynced(long imageId, long firstBlock, int count) {
-        Set<Long> written = unsynced.computeIfAbsent(imageId, id -> new HashSet<>());
-        for (long block = firstBlock; block < firstBlock + count; block++) {
-            written.add(block);
-        }
-        unsyncedBlocks += count;
-        if (unsyncedBlocks > MAX_UNSYNCED_BLOCKS) {
-            syncLocked();
-        }
     }
 
     private static byte[] dataEntry(long version, int slot, int crc) {
@@ -676,8 +653,7 @@ public final class RocksBlockStore implements BlockStore {
         } catch (RocksDBException e) {
             throw failure("sync", e);
         }
-        unsynced.clear();
-        unsyncedBlocks = 0;
+        freeSlots.synced();
         syncs++;
     }
 
