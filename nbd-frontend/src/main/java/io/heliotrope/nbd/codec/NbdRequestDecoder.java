@@ -14,10 +14,13 @@ import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_HEADER_LENGTH;
 import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_MAGIC;
 
 /**
- * Decodes transmission-phase requests. A WRITE payload is passed on as a retained
- * slice once all of it has arrived; a WRITE longer than {@link io.heliotrope.nbd.protocol.NbdConstants#MAX_PAYLOAD}
+ * Decodes transmission-phase requests. A WRITE payload is passed on once all of it has
+ * arrived: as a retained slice when it came with its header, else in a buffer of its
+ * own that each read is copied into once (the cumulation would copy it again on every
+ * read, and on every growth). A WRITE longer than {@link io.heliotrope.nbd.protocol.NbdConstants#MAX_PAYLOAD}
  * is passed on without payload while its bytes are skipped as they come, so no length
- * from the wire is ever allocated before it is checked. A bad magic number means the
+ * from the wire is ever allocated before it is checked, and a payload buffer grows with
+ * the bytes that came, past {@value #PRESIZE_BYTES} bytes. A bad magic number means the
  * stream cannot be framed again: the decoder fails and drops everything after it.
  */
 public final class NbdRequestDecoder extends ByteToMessageDecoder {
@@ -35,12 +38,16 @@ public final class NbdRequestDecoder extends ByteToMessageDecoder {
     private long offset;
     private long length;
     private long discardRemaining;
+    /** The payload of the WRITE being received, when it did not come with its header. */
+    private ByteBuf payload;
+
+    static final int PRESIZE_BYTES = 1 << 20;
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         switch (state) {
-            case HEADER -> decodeHeader(in, out);
-            case PAYLOAD -> decodePayload(in, out);
+            case HEADER -> decodeHeader(ctx, in, out);
+            case PAYLOAD -> decodePayload(ctx, in, out);
             case DISCARD -> {
                 int skip = (int) Math.min(in.readableBytes(), discardRemaining);
                 in.skipBytes(skip);
@@ -53,7 +60,7 @@ public final class NbdRequestDecoder extends ByteToMessageDecoder {
         }
     }
 
-    private void decodeHeader(ByteBuf in, List<Object> out) {
+    private void decodeHeader(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (in.readableBytes() < REQUEST_HEADER_LENGTH) {
             return;
         }
@@ -77,14 +84,32 @@ public final class NbdRequestDecoder extends ByteToMessageDecoder {
         } else {
             state = State.PAYLOAD;
             // A zero-length WRITE is complete now: no further bytes would call decode again.
-            decodePayload(in, out);
+            decodePayload(ctx, in, out);
         }
     }
 
-    private void decodePayload(ByteBuf in, List<Object> out) {
-        if (in.readableBytes() >= length) {
-            out.add(new NbdRequest(flags, type, handle, offset, length, in.readRetainedSlice((int) length)));
+    private void decodePayload(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (payload == null) {
+            if (in.readableBytes() >= length) {
+                out.add(new NbdRequest(flags, type, handle, offset, length, in.readRetainedSlice((int) length)));
+                state = State.HEADER;
+                return;
+            }
+            payload = ctx.alloc().directBuffer((int) Math.min(length, PRESIZE_BYTES), (int) length);
+        }
+        payload.writeBytes(in, Math.min(in.readableBytes(), payload.maxWritableBytes()));
+        if (payload.readableBytes() == length) {
+            out.add(new NbdRequest(flags, type, handle, offset, length, payload));
+            payload = null;
             state = State.HEADER;
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) {
+        if (payload != null) {
+            payload.release();
+            payload = null;
         }
     }
 }

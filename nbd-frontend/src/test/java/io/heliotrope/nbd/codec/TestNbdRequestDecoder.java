@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.MAX_PAYLOAD;
@@ -17,6 +18,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TestNbdRequestDecoder {
     private final TrackingAllocator allocator = new TrackingAllocator();
     private final EmbeddedChannel channel = new EmbeddedChannel(new NbdRequestDecoder());
+
+    @BeforeEach
+    void allocatePayloadsFromTheTrackingAllocator() {
+        channel.config().setAllocator(allocator);
+    }
 
     @AfterEach
     void releaseEverything() {
@@ -101,6 +107,39 @@ class TestNbdRequestDecoder {
         assertThat(next.handle()).isEqualTo(10);
         next.release();
         assertThat(channel.finish()).isFalse();
+    }
+
+    @Test
+    void collectsAPayloadLargerThanItsFirstBufferFromManyReadsAndDecodesTheRequestAfterIt() {
+        int length = 3 * NbdRequestDecoder.PRESIZE_BYTES + 1;
+        ByteBuf stream = header(0, NbdCommand.WRITE, 7, 0, length);
+        for (int i = 0; i < length; i++) {
+            stream.writeByte(i % 251);
+        }
+        ByteBuf next = header(0, NbdCommand.FLUSH, 8, 0, 0);
+        stream.writeBytes(next);
+        next.release();
+        while (stream.isReadable()) {
+            channel.writeInbound(stream.readRetainedSlice(Math.min(stream.readableBytes(), 65_000)));
+        }
+        stream.release();
+        NbdRequest write = channel.readInbound();
+        assertThat(write.payload().readableBytes()).isEqualTo(length);
+        for (int i = 0; i < length; i += 4093) {
+            assertThat(write.payload().getByte(i)).isEqualTo((byte) (i % 251));
+        }
+        write.release();
+        NbdRequest flush = channel.readInbound();
+        assertThat(flush.command()).contains(NbdCommand.FLUSH);
+        assertThat(flush.handle()).isEqualTo(8);
+    }
+
+    @Test
+    void aConnectionThatClosesMidPayloadFreesIt() {
+        channel.writeInbound(header(0, NbdCommand.WRITE, 9, 0, 1 << 20).writeZero(100_000));
+        assertThat(channel.<NbdRequest>readInbound()).isNull();
+        channel.close();
+        // releaseEverything checks that the partial payload was released with the handler
     }
 
     @Test
