@@ -20,7 +20,7 @@ import io.heliotrope.storage.view.ControllerSessions;
 import io.heliotrope.storage.view.GrpcController;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -82,7 +82,7 @@ public final class StorageServer implements AutoCloseable {
                             : config.store() == SiteConfig.StoreKind.MEMORY ? "on the NBD event loops" : "on the NBD event loops, large reads on a thread");
             // The memory store's large reads are memory copies too: a hand-off would only add to them.
             ImageExports exports = new ImageExports(sessions, store, config.store() == SiteConfig.StoreKind.MEMORY ? Runnable::run : executor,
-                    storeThreads == 0, executor, PooledByteBufAllocator.DEFAULT);
+                    storeThreads == 0, executor, ByteBufAllocator.DEFAULT);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0), exports, new NbdMetrics(registry));
             components.push(nbd);
 
