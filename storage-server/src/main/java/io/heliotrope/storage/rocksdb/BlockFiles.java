@@ -85,6 +85,11 @@ final class BlockFiles implements AutoCloseable {
         }
     }
 
+    /** Whether some write is not synced yet. */
+    boolean unsynced() {
+        return !unsynced.isEmpty();
+    }
+
     /** Drops the slots of blocks from {@code blockCount} on, keeping whole groups. */
     void truncate(long imageId, long blockCount) {
         long groups = (blockCount + GROUP - 1) / GROUP;

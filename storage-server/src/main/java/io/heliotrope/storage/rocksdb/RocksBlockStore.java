@@ -14,6 +14,7 @@ import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushJobInfo;
+import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -665,6 +666,16 @@ public final class RocksBlockStore implements BlockStore {
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /** Flushes the index's memtables to SST files now and waits, for tests; returns whether block data was left unsynced. */
+    boolean flushIndexLeavesUnsyncedData() {
+        try (FlushOptions options = new FlushOptions().setWaitForFlush(true)) {
+            db.flush(options, List.of(blocks));
+        } catch (RocksDBException e) {
+            throw failure("flush the index", e);
+        }
+        return files.unsynced();
     }
 
     /** Bytes in block files (two slots per block written, holes included), for metrics. */

@@ -69,6 +69,16 @@ class TestBlockSlots {
     }
 
     @Test
+    void syncsTheBlockFilesBeforeRocksDbFlushesTheIndexToSyncedFiles() {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 16 * BLOCK_SIZE);
+            store.write(image.id(), 3, block(3), 1, false);
+            assertThat(store.flushIndexLeavesUnsyncedData()).isFalse();
+            assertThat(read(store, image.id(), 3, 1).get(0)).isEqualTo((byte) 3);
+        }
+    }
+
+    @Test
     void alternatesSlotsAndReadsRunsAcrossThem() throws IOException {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
