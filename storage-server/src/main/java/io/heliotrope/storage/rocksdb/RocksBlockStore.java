@@ -744,12 +744,6 @@ public final class RocksBlockStore implements BlockStore {
         resources.clear();
     }
 
-    private static void fillZeros(ByteBuffer destination, int length) {
-        for (int done = 0; done < length; done += BLOCK_SIZE) {
-            destination.put(ZEROS, 0, Math.min(BLOCK_SIZE, length - done));
-        }
-    }
-
 
     static HeliotropeException failure(String action, RocksDBException e) {
         return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "RocksDB failed to " + action + ": " + e.getMessage(), e);
