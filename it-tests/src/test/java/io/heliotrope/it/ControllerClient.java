@@ -80,6 +80,12 @@ final class ControllerClient {
         return call(() -> blocking.get().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
     }
 
+    /** Creates an image and opens it for write at {@code site}; returns the lease epoch. */
+    long createAndOpenForWrite(String image, long sizeBytes, String site) {
+        createImage(image, sizeBytes);
+        return open(image, site, OpenMode.OPEN_MODE_WRITE, 0).lease().getEpoch();
+    }
+
     ImageStatus status(String image) {
         return call(() -> blocking.get().getImage(GetImageRequest.newBuilder().setName(image).build()));
     }

@@ -18,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
 import static io.heliotrope.proto.controller.v1.OpenMode.OPEN_MODE_READ;
-import static io.heliotrope.proto.controller.v1.OpenMode.OPEN_MODE_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Compaction in one controller while another commits flushes and sites sync: every open sees exactly the committed state. */
@@ -38,8 +37,7 @@ class ControllerCompactionIT {
     void opensDuringCompactionSeeCommittedState() throws Exception {
         ControllerClient writer = cluster.client(0);
         ControllerClient other = cluster.client(1);
-        writer.createImage("compacting", SIZE);
-        long epoch = writer.open("compacting", SITE_A, OPEN_MODE_WRITE, 0).lease().getEpoch();
+        long epoch = writer.createAndOpenForWrite("compacting", SIZE, SITE_A);
         Map<Long, Delta> deltas = new ConcurrentHashMap<>();
         AtomicInteger flushed = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();

@@ -43,8 +43,7 @@ class ControllerFailoverIT {
     @Test
     void flushesSurviveZooKeeperLeaderKills() {
         ControllerClient client = cluster.client(0);
-        client.createImage("through-election", SIZE);
-        long epoch = client.open("through-election", SITE_A, OPEN_MODE_WRITE, 0).lease().getEpoch();
+        long epoch = client.createAndOpenForWrite("through-election", SIZE, SITE_A);
         long base = client.status("through-election").getMetaSeq();
         List<Flush> flushes;
         try (FlushStream stream = FlushStream.start(client, "through-election", epoch)) {

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Random;
 
 import static io.heliotrope.proto.controller.v1.OpenMode.OPEN_MODE_READ;
-import static io.heliotrope.proto.controller.v1.OpenMode.OPEN_MODE_WRITE;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A million dirty blocks, far more than one ZooKeeper request holds, commit as one delta and read back exactly. */
@@ -27,8 +26,7 @@ class ControllerLargeFlushIT {
     @Test
     void millionBlockFlushReadsBackExactly() {
         ControllerClient client = cluster.client(0);
-        client.createImage("large", SIZE);
-        long epoch = client.open("large", SITE_A, OPEN_MODE_WRITE, 0).lease().getEpoch();
+        long epoch = client.createAndOpenForWrite("large", SIZE, SITE_A);
         Delta delta = Delta.random(new Random(42), BLOCKS, SIZE / 4096, SITE_A, epoch);
 
         FlushResponse flushed = client.flush("large", SITE_A, epoch, delta, true);
@@ -47,8 +45,7 @@ class ControllerLargeFlushIT {
     @Test
     void compactedMillionBlocksReadBackExactly() {
         ControllerClient client = cluster.client(0);
-        client.createImage("compacted", SIZE);
-        long epoch = client.open("compacted", SITE_A, OPEN_MODE_WRITE, 0).lease().getEpoch();
+        long epoch = client.createAndOpenForWrite("compacted", SIZE, SITE_A);
         Delta delta = Delta.random(new Random(7), BLOCKS, SIZE / 4096, SITE_A, epoch);
         FlushResponse flushed = client.flush("compacted", SITE_A, epoch, delta, true);
 

@@ -75,8 +75,7 @@ class ControllerLeaseIT {
 
     @Test
     void staleEpochFlushChangesNothing() {
-        a.createImage("fenced", SIZE);
-        long firstEpoch = a.open("fenced", SITE_A, OPEN_MODE_WRITE, 0).lease().getEpoch();
+        long firstEpoch = a.createAndOpenForWrite("fenced", SIZE, SITE_A);
         Delta committed = Delta.range(0, 100, SITE_A, BlockVersion.version(firstEpoch, 1));
         FlushResponse flushed = a.flush("fenced", SITE_A, firstEpoch, committed, true);
         Lease current = b.open("fenced", SITE_B, OPEN_MODE_WRITE, flushed.getMetaSeq()).lease();
