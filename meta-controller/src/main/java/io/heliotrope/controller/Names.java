@@ -25,6 +25,10 @@ public final class Names {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
                     "invalid image name '" + name + "': use 1 to 63 lowercase letters, digits, '.', '_' or '-' (not '.' or '..')");
         }
+        if (!Character.isLetterOrDigit(name.charAt(0))) {
+            // Sites store images under the same name, and their stores take only names that start so.
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid image name '" + name + "': start it with a letter or digit");
+        }
         return name;
     }
 

@@ -85,6 +85,10 @@ class TestImageCatalog {
                 "invalid image name 'a/b': use 1 to 63 lowercase letters, digits, '.', '_' or '-' (not '.' or '..')");
         assertRefused(() -> new ImageSpec("..", 4096), ErrorCode.INVALID_ARGUMENT,
                 "invalid image name '..': use 1 to 63 lowercase letters, digits, '.', '_' or '-' (not '.' or '..')");
+        assertRefused(() -> new ImageSpec("_scratch", 4096), ErrorCode.INVALID_ARGUMENT,
+                "invalid image name '_scratch': start it with a letter or digit");
+        assertRefused(() -> new ImageSpec("-x", 4096), ErrorCode.INVALID_ARGUMENT,
+                "invalid image name '-x': start it with a letter or digit");
         assertRefused(() -> new TransitionTable(List.of("a", "b"), List.of(0.5, 0.5, 0.5)), ErrorCode.INVALID_ARGUMENT,
                 "invalid transition table: it has 3 probabilities for 2 sites, needs 4");
         assertRefused(() -> new TransitionTable(List.of("a", "b"), List.of(0.5, 0.5, 0.5, 0.4)), ErrorCode.INVALID_ARGUMENT,
