@@ -33,6 +33,13 @@ class SiteCloseToOpenIT {
         helio("image", "create", name, "--size", size, "--controller", cluster.controller(0).target()).assertSuccess();
     }
 
+    private static void awaitReleased(ControllerClient controller, long epoch) {
+        Await.until("the lease of epoch " + epoch + " released", TIMEOUT, () -> {
+            ImageStatus status = controller.status("shared");
+            return status.getLease().getHolder().isEmpty() && status.getLease().getEpoch() == epoch;
+        });
+    }
+
     static long blocksAt(ImageStatus status, String site) {
         return status.getCurrentBlocksList().stream().filter(blocks -> blocks.getSite().equals(site)).mapToLong(SiteBlocks::getBlocks).sum();
     }
@@ -52,7 +59,10 @@ class SiteCloseToOpenIT {
 
             Tools.Result stale = run("qemu-io", "-f", "raw", "-c", "read -P 0x5a 0 4k", b.nbdUri("shared"));
             assertThat(stale.stdout() + stale.stderr()).as(stale.toString()).contains("Input/output error");
+            // A connection that comes before the site has seen the last one go joins its session: wait, so each is a session of its own.
+            awaitReleased(controller, 2);
             ok("qemu-io", "-f", "raw", "-c", "read -P 0 4M 4k", "-c", "read -P 0 12M 8k", b.nbdUri("shared"));
+            awaitReleased(controller, 3);
 
             String show = b.image("show", "shared").assertSuccess().stdout();
             assertThat(show).contains("view:        metaSeq " + controller.status("shared").getMetaSeq(),
