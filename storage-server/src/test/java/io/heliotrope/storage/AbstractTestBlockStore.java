@@ -14,6 +14,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Random;
+import java.util.TreeMap;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,6 +26,11 @@ public abstract class AbstractTestBlockStore {
     protected BlockStore store;
 
     protected abstract BlockStore createStore() throws Exception;
+
+    /** Closes and opens the store again where it can; a store in memory stays as it is. */
+    protected void reopen() throws Exception {
+        // nothing to do: nothing outlives a memory store
+    }
 
     @BeforeEach
     void open() throws Exception {
@@ -202,5 +209,96 @@ public abstract class AbstractTestBlockStore {
         List<GlobalBlock> entries = new ArrayList<>();
         store.forEachViewEntry(imageId, entries::add);
         return entries;
+    }
+
+    /**
+     * Random writes, zeroes and resizes, from single blocks to several whole groups of 256
+     * (which a store may index as one entry), checked after each step against a plain model
+     * of every block's version, state and data.
+     */
+    @Test
+    void writesOfEverySizeAndAlignmentMatchAModelOfTheImage() throws Exception {
+        int size = 3 * 256 + 37;
+        ImageInfo image = store.createImage("model", (long) size * BLOCK_SIZE);
+        long[] versions = new long[size];
+        BlockState[] states = new BlockState[size];
+        byte[] fills = new byte[size];
+        Arrays.fill(states, BlockState.UNWRITTEN);
+        TreeMap<Long, BlockVersion> dirty = new TreeMap<>();
+        Random random = new Random(42);
+        int[] lengths = {1, 3, 255, 256, 257, 512, 600, size};
+        for (long version = 1; version <= 120; version++) {
+            int length = Math.min(size, lengths[random.nextInt(lengths.length)]);
+            int first = random.nextBoolean() ? random.nextInt(size - length + 1) : random.nextInt((size - length) / 256 + 1) * 256;
+            switch (random.nextInt(6)) {
+                case 0, 1, 2 -> {
+                    int fill = random.nextInt(256);
+                    store.write(image.id(), first, blocks(length, fill, random.nextBoolean()), version, false);
+                    for (int block = first; block < first + length; block++) {
+                        versions[block] = version;
+                        states[block] = BlockState.DATA;
+                        fills[block] = (byte) (fill + block - first);
+                        dirty.put((long) block, new BlockVersion(block, version, BlockState.DATA));
+                    }
+                }
+                case 3 -> {
+                    store.zero(image.id(), first, length, version, false);
+                    for (int block = first; block < first + length; block++) {
+                        if (states[block] == BlockState.DATA) {
+                            versions[block] = version;
+                            states[block] = BlockState.ZERO;
+                            dirty.put((long) block, new BlockVersion(block, version, BlockState.ZERO));
+                        }
+                    }
+                }
+                case 4 -> {
+                    long[] marked = random.longs(5, 0, size).distinct().sorted().toArray();
+                    store.zeroBlocks(image.id(), marked, version, false);
+                    for (long block : marked) {
+                        versions[(int) block] = version;
+                        states[(int) block] = BlockState.ZERO;
+                        dirty.put(block, new BlockVersion(block, version, BlockState.ZERO));
+                    }
+                }
+                default -> {
+                    int cut = random.nextInt(size);
+                    store.resizeImage("model", (long) cut * BLOCK_SIZE);
+                    store.resizeImage("model", (long) size * BLOCK_SIZE);
+                    Arrays.fill(versions, cut, size, 0);
+                    Arrays.fill(states, cut, size, BlockState.UNWRITTEN);
+                    dirty.tailMap((long) cut).clear();
+                }
+            }
+            if (version % 10 == 0) {
+                reopen();
+            }
+            assertMatchesModel(image.id(), versions, states, fills, "after step " + version);
+        }
+        assertThat(store.dirtyBlocks(image.id())).containsExactlyElementsOf(dirty.values());
+    }
+
+    private void assertMatchesModel(long imageId, long[] versions, BlockState[] states, byte[] fills, String when) {
+        int size = versions.length;
+        List<BlockVersion> expected = new ArrayList<>();
+        List<BlockRun> runs = new ArrayList<>();
+        long dataBlocks = 0;
+        for (int block = 0; block < size; block++) {
+            BlockRun.append(runs, block, 1, states[block]);
+            if (states[block] != BlockState.UNWRITTEN) {
+                expected.add(new BlockVersion(block, versions[block], states[block]));
+                dataBlocks += states[block] == BlockState.DATA ? 1 : 0;
+            }
+        }
+        List<BlockVersion> visited = new ArrayList<>();
+        store.forEachBlock(imageId, visited::add);
+        assertThat(visited).as(when).containsExactlyElementsOf(expected);
+        assertThat(store.allocation(imageId, 0, size)).as(when).containsExactlyElementsOf(runs);
+        assertThat(store.usage(imageId)).as(when).isEqualTo(new BlockStore.ImageUsage(dataBlocks, expected.size() - dataBlocks));
+        byte[] all = read(imageId, 0, size, false);
+        for (int block = 0; block < size; block++) {
+            byte expectedByte = states[block] == BlockState.DATA ? fills[block] : 0;
+            assertThat(all[block * BLOCK_SIZE + BLOCK_SIZE - 1]).as("%s: block %s", when, block).isEqualTo(expectedByte);
+            assertThat(read(imageId, block, 1, true)[0]).as("%s: block %s alone", when, block).isEqualTo(expectedByte);
+        }
     }
 }

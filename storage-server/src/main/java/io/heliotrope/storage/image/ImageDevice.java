@@ -46,8 +46,8 @@ final class ImageDevice implements BlockDevice {
 
     /**
      * @param executor runs store calls
-     * @param largeExecutor runs reads of {@value #LARGE_BYTES} bytes or more, so that reading
-     * them from the store overlaps with the event loop sending earlier replies
+     * @param largeExecutor runs reads and writes of {@value #LARGE_BYTES} bytes or more, so that
+     * the store's work on them overlaps with the event loop receiving and sending others
      */
     ImageDevice(OpenImage image, BlockStore store, Executor executor, Executor largeExecutor, ByteBufAllocator allocator, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
@@ -104,7 +104,7 @@ final class ImageDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<Void> write(long offset, ByteBuf data, boolean fua) {
-        return run(() -> {
+        return CompletableFuture.runAsync(() -> {
             int length = data.readableBytes();
             if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
                 session.checkCurrent();
@@ -114,7 +114,7 @@ final class ImageDevice implements BlockDevice {
                 ByteBuffer source = data.nioBuffer();
                 readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
             }
-        });
+        }, data.readableBytes() >= LARGE_BYTES ? largeExecutor : executor);
     }
 
     @Override

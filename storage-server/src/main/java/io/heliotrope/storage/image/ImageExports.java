@@ -54,7 +54,7 @@ public final class ImageExports implements ExportCatalog {
     /**
      * @param deviceExecutor where store calls run; each connection's calls that go there
      * run in order, one at a time
-     * @param inlineSmallCalls whether calls other than reads of {@value ImageDevice#LARGE_BYTES}
+     * @param inlineSmallCalls whether calls other than reads and writes of {@value ImageDevice#LARGE_BYTES}
      * bytes or more run on the caller (the NBD event loop) instead: for a store that never
      * waits on a disk, where a hand-off to another thread costs more than the call
      * @param sessionExecutor where sessions start and end (they may wait on the controller)

@@ -42,6 +42,22 @@ import java.util.zip.CRC32C;
 
 import static io.heliotrope.storage.ImageNames.checkName;
 import static io.heliotrope.storage.ImageNames.checkSize;
+import static io.heliotrope.storage.rocksdb.BlockFiles.GROUP;
+import static io.heliotrope.storage.rocksdb.IndexEntries.SLOT;
+import static io.heliotrope.storage.rocksdb.IndexEntries.STATE;
+import static io.heliotrope.storage.rocksdb.IndexEntries.STATE_DATA;
+import static io.heliotrope.storage.rocksdb.IndexEntries.STATE_ZERO;
+import static io.heliotrope.storage.rocksdb.IndexEntries.block;
+import static io.heliotrope.storage.rocksdb.IndexEntries.crc;
+import static io.heliotrope.storage.rocksdb.IndexEntries.dataEntry;
+import static io.heliotrope.storage.rocksdb.IndexEntries.dataGroupEntry;
+import static io.heliotrope.storage.rocksdb.IndexEntries.groupKey;
+import static io.heliotrope.storage.rocksdb.IndexEntries.isData;
+import static io.heliotrope.storage.rocksdb.IndexEntries.isGroupKey;
+import static io.heliotrope.storage.rocksdb.IndexEntries.key;
+import static io.heliotrope.storage.rocksdb.IndexEntries.ofGroup;
+import static io.heliotrope.storage.rocksdb.IndexEntries.zeroEntry;
+import static io.heliotrope.storage.rocksdb.IndexEntries.zeroGroupEntry;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -49,17 +65,17 @@ import static java.util.Objects.requireNonNull;
  * file per image with two slots per block. Column families:
  * <ul>
  *   <li>{@code images}: name to {@code id | size | created | epoch};</li>
- *   <li>{@code blocks}: {@code imageId(8) | block(8)} big-endian to {@code version(8) | state(1) | slot(1)},
- *   followed for data blocks by the {@code crc32c(4)} of the data in that slot: the local metadata. A zero
- *   marker keeps the slot of the block's last data;</li>
- *   <li>{@code dirty}: same key to {@code version(8) | state(1)} for blocks not yet flushed to the controller,
+ *   <li>{@code blocks}: the local metadata, an entry per block or per group of blocks written
+ *   together ({@link IndexEntries});</li>
+ *   <li>{@code dirty}: block key to {@code version(8) | state(1)} for blocks not yet flushed to the controller,
  *   written in the same batch as the block;</li>
  *   <li>{@code view}: same key to {@code version(8) | holder} (UTF-8, empty for a zero marker): the cached
  *   global metadata;</li>
  *   <li>default: counters and each image's view metaSeq.</li>
  * </ul>
  * A write puts each block's data into the slot its index entry does not point at, then
- * commits the index entries in one {@link WriteBatch}: an entry never points at data not
+ * commits the index entries in one {@link WriteBatch}, one entry for each whole group it
+ * covers and one for each other block: an entry never points at data not
  * yet written, and a read checks the data against the entry's checksum. A slot is
  * overwritten only once no index state that a crash could bring back points at it: a
  * block written a second time since the last {@link #sync()} (which syncs the block
@@ -75,16 +91,10 @@ public final class RocksBlockStore implements BlockStore {
     private static final Logger log = LoggerFactory.getLogger(RocksBlockStore.class);
     private static final byte[] NEXT_IMAGE_ID = "next-image-id".getBytes(StandardCharsets.UTF_8);
     private static final byte[] VIEW_SEQ = "view-seq:".getBytes(StandardCharsets.UTF_8);
-    private static final byte STATE_DATA = 1;
-    private static final byte STATE_ZERO = 2;
-    private static final int KEY = 16;
     private static final int META = 9;
-    private static final int STATE = 8;
-    private static final int SLOT = 9;
-    private static final int CRC = 10;
     /** Blocks written once since the last sync, across images, before the store syncs anyway. */
     private static final int MAX_UNSYNCED_BLOCKS = 1 << 18;
-    private static final long MAX_BATCH_BLOCKS = 16_384;
+    private static final int MAX_BATCH_GROUPS = 64;
     private static final int MARK_BATCH = 1024;
     private static final long WRITE_BUFFER_BYTES = 2L << 20;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
@@ -259,25 +269,48 @@ public final class RocksBlockStore implements BlockStore {
             }
             ImageInfo old = record.info();
             ImageInfo resized = new ImageInfo(old.id(), old.name(), sizeBytes, old.created());
+            boolean shrink = sizeBytes < old.sizeBytes();
+            writeLock.lock();
             try (WriteBatch batch = new WriteBatch()) {
-                if (sizeBytes < old.sizeBytes()) {
+                if (shrink) {
                     for (ColumnFamilyHandle family : List.of(blocks, dirty, view)) {
                         batch.deleteRange(family, key(old.id(), resized.blockCount()), key(old.id() + 1, 0));
                     }
+                    splitCutGroup(batch, old.id(), resized.blockCount());
                 }
                 ImageRecord updated = new ImageRecord(resized, record.epoch());
                 batch.put(images, bytes(name), updated.encode());
                 db.write(syncWrite, batch);
                 catalog.put(name, updated);
-                if (sizeBytes < old.sizeBytes()) {
-                    forget(old.id());
+                if (shrink) {
+                    freeSlots.forget(old.id());
                     files.truncate(old.id(), resized.blockCount());
                 }
             } catch (RocksDBException e) {
                 throw failure("resize image " + name, e);
+            } finally {
+                writeLock.unlock();
             }
             return resized;
         }
+    }
+
+    /** Replaces the entry of a group that the new end cuts by entries for its blocks before the end. */
+    private void splitCutGroup(WriteBatch batch, long imageId, long blockCount) throws RocksDBException {
+        long groupFirst = blockCount / GROUP * GROUP;
+        if (groupFirst == blockCount) {
+            return;
+        }
+        forEachGroup(imageId, groupFirst, blockCount, 1, (first, groupEntry, own) -> {
+            if (groupEntry != null) {
+                for (int i = 0; i < blockCount - first; i++) {
+                    if (own[i] == null) {
+                        batch.put(blocks, key(imageId, first + i), ofGroup(groupEntry, i));
+                    }
+                }
+                batch.delete(blocks, groupKey(imageId, first / GROUP));
+            }
+        });
     }
 
     private void forget(long imageId) {
@@ -292,7 +325,7 @@ public final class RocksBlockStore implements BlockStore {
     @Override
     public ImageUsage usage(long imageId) {
         long[] counts = new long[2];
-        scan(blocks, imageId, (block, value) -> counts[value[8] == STATE_DATA ? 0 : 1]++);
+        forEachEntry(imageId, 0, -1, (block, entry) -> counts[isData(entry) ? 0 : 1]++);
         return new ImageUsage(counts[0], counts[1]);
     }
 
@@ -333,7 +366,7 @@ public final class RocksBlockStore implements BlockStore {
             files.read(imageId, offset, destination.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE));
             for (int i = from; i < to; i++) {
                 ByteBuffer block = destination.slice(start + i * BLOCK_SIZE, BLOCK_SIZE);
-                if (crc(block) != crc(entries[i])) {
+                if (checksum(block) != crc(entries[i])) {
                     rereadBlock(imageId, firstBlock + i, entries[i], block);
                 }
             }
@@ -349,7 +382,7 @@ public final class RocksBlockStore implements BlockStore {
     private void rereadBlock(long imageId, long block, byte[] failed, ByteBuffer destination) {
         byte[] previous = failed;
         for (int attempt = 0; attempt < 8; attempt++) {
-            byte[] entry = get(imageId, block);
+            byte[] entry = entry(imageId, block);
             if (Arrays.equals(entry, previous)) {
                 break;
             }
@@ -359,7 +392,7 @@ public final class RocksBlockStore implements BlockStore {
                 return;
             }
             files.read(imageId, offset, destination.duplicate());
-            if (crc(destination) == crc(entry)) {
+            if (checksum(destination) == crc(entry)) {
                 return;
             }
             previous = entry;
@@ -370,27 +403,36 @@ public final class RocksBlockStore implements BlockStore {
 
     /** Where a block's data is in its image's file, or -1 for an unwritten or zeroed block. */
     private static long dataOffset(long block, byte[] entry) {
-        return entry == null || entry[STATE] != STATE_DATA ? -1 : BlockFiles.offset(block, entry[SLOT]);
+        return entry == null || !isData(entry) ? -1 : BlockFiles.offset(block, entry[SLOT]);
     }
 
-    /** The blocks entries of a range, null where a block has none. */
+    /** The blocks' entries of a range, null where a block has none. */
     private byte[][] entries(long imageId, long firstBlock, int count) {
         byte[][] entries = new byte[count][];
         if (count == 1) {
-            entries[0] = get(imageId, firstBlock);
+            entries[0] = entry(imageId, firstBlock);
             return entries;
         }
-        scan(blocks, imageId, firstBlock, firstBlock + count, (block, value) -> entries[(int) (block - firstBlock)] = value);
+        forEachEntry(imageId, firstBlock, firstBlock + count, (block, entry) -> entries[(int) (block - firstBlock)] = entry);
         return entries;
     }
 
     private void loadSlots(long imageId, long firstBlock, long count, FreeSlots.SlotVisitor found) {
-        scan(blocks, imageId, firstBlock, firstBlock + count, (block, value) -> found.visit(block, value[SLOT]));
+        forEachEntry(imageId, firstBlock, firstBlock + count, (block, entry) -> found.visit(block, entry[SLOT]));
     }
 
-    private byte[] get(long imageId, long block) {
+    /**
+     * A block's entry: its own, else the one its group's entry gives it. Looked up in that
+     * order, a block entry that a group write deletes is seen or the group entry is.
+     */
+    private byte[] entry(long imageId, long block) {
         try {
-            return db.get(blocks, read, key(imageId, block));
+            byte[] own = db.get(blocks, read, key(imageId, block));
+            if (own != null) {
+                return own;
+            }
+            byte[] group = db.get(blocks, read, groupKey(imageId, block / GROUP));
+            return group == null ? null : ofGroup(group, (int) (block % GROUP));
         } catch (RocksDBException e) {
             throw failure("read image " + imageId, e);
         }
@@ -400,6 +442,9 @@ public final class RocksBlockStore implements BlockStore {
     public void write(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
         int start = source.position();
         int count = source.remaining() / BLOCK_SIZE;
+        // Whole groups in the write get one group entry each, the blocks around them their own.
+        long groupsFrom = (firstBlock + GROUP - 1) / GROUP * GROUP;
+        long groupsTo = Math.max(groupsFrom, (firstBlock + count) / GROUP * GROUP);
         byte[] dirtyMeta = meta(version, STATE_DATA);
         writeLock.lock();
         try (WriteBatch batch = new WriteBatch()) {
@@ -407,19 +452,30 @@ public final class RocksBlockStore implements BlockStore {
                 syncLocked();
             }
             int[] slots = new int[count];
+            int[] crcs = new int[count];
             for (int i = 0; i < count; i++) {
                 slots[i] = freeSlots.next(imageId, firstBlock + i);
+                crcs[i] = checksum(source.slice(start + i * BLOCK_SIZE, BLOCK_SIZE));
             }
             for (int from = 0, to; from < count; from = to) {
                 long offset = BlockFiles.offset(firstBlock + from, slots[from]);
-                for (to = from; to < count && BlockFiles.offset(firstBlock + to, slots[to]) == offset + (long) (to - from) * BLOCK_SIZE; to++) {
-                    byte[] key = key(imageId, firstBlock + to);
-                    batch.put(blocks, key, dataEntry(version, slots[to], crc(source.slice(start + to * BLOCK_SIZE, BLOCK_SIZE))));
-                    if (trackDirty) {
-                        batch.put(dirty, key, dirtyMeta);
-                    }
+                to = from + 1;
+                while (to < count && BlockFiles.offset(firstBlock + to, slots[to]) == offset + (long) (to - from) * BLOCK_SIZE) {
+                    to++;
                 }
                 files.write(imageId, offset, source.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE));
+            }
+            for (int i = 0; i < count; i++) {
+                long block = firstBlock + i;
+                if (block < groupsFrom || block >= groupsTo) {
+                    batch.put(blocks, key(imageId, block), dataEntry(version, slots[i], crcs[i]));
+                } else if (block % GROUP == 0) {
+                    deleteBlockEntries(batch, imageId, block / GROUP);
+                    batch.put(blocks, groupKey(imageId, block / GROUP), dataGroupEntry(version, slots, crcs, i));
+                }
+                if (trackDirty) {
+                    batch.put(dirty, key(imageId, block), dirtyMeta);
+                }
             }
             db.write(asyncWrite, batch);
             for (int i = 0; i < count; i++) {
@@ -436,6 +492,17 @@ public final class RocksBlockStore implements BlockStore {
         source.position(start + count * BLOCK_SIZE);
     }
 
+    /** Deletes the entries of a group's blocks, which its new group entry replaces. */
+    private void deleteBlockEntries(WriteBatch batch, long imageId, long group) throws RocksDBException {
+        forEachGroup(imageId, group * GROUP, (group + 1) * GROUP, Integer.MAX_VALUE, (first, groupEntry, own) -> {
+            for (int i = 0; i < GROUP; i++) {
+                if (own[i] != null) {
+                    batch.delete(blocks, key(imageId, first + i));
+                }
+            }
+        });
+    }
+
     private boolean writtenSinceSync(long imageId, long firstBlock, int count) {
         for (long block = firstBlock; block < firstBlock + count; block++) {
             if (freeSlots.unsynced(imageId, block)) {
@@ -445,44 +512,21 @@ public final class RocksBlockStore implements BlockStore {
         return false;
     }
 
-    private static byte[] dataEntry(long version, int slot, int crc) {
-        return ByteBuffer.allocate(CRC + 4).putLong(version).put(STATE_DATA).put((byte) slot).putInt(crc).array();
-    }
-
-    private static byte[] zeroEntry(long version, int slot) {
-        return ByteBuffer.allocate(CRC).putLong(version).put(STATE_ZERO).put((byte) slot).array();
-    }
-
-    private static int crc(byte[] entry) {
-        return ByteBuffer.wrap(entry).getInt(CRC);
-    }
-
-    private static int crc(ByteBuffer data) {
+    private static int checksum(ByteBuffer data) {
         CRC32C crc = new CRC32C();
         crc.update(data.duplicate());
         return (int) crc.getValue();
     }
 
-    /** Zero markers for the range's data blocks, a batch at a time under the write lock, so writes wait briefly. */
+    /** Zero markers for the range's data blocks, some groups at a time under the write lock, so writes wait briefly. */
     @Override
     public void zero(long imageId, long firstBlock, long count, long version, boolean sync) {
-        byte[] meta = meta(version, STATE_ZERO);
+        long end = firstBlock + count;
         for (long next = firstBlock; next >= 0; ) {
             writeLock.lock();
-            try (Slice upper = new Slice(key(imageId, firstBlock + count));
-                    ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
-                    RocksIterator iterator = db.newIterator(blocks, options);
-                    WriteBatch batch = new WriteBatch()) {
-                iterator.seek(key(imageId, next));
-                for (long n = 0; n < MAX_BATCH_BLOCKS && iterator.isValid(); iterator.next(), n++) {
-                    if (iterator.value()[STATE] == STATE_DATA) {
-                        batch.put(blocks, iterator.key(), zeroEntry(version, iterator.value()[SLOT]));
-                        if (trackDirty) {
-                            batch.put(dirty, iterator.key(), meta);
-                        }
-                    }
-                }
-                next = iterator.isValid() ? ByteBuffer.wrap(iterator.key()).getLong(8) : -1;
+            try (WriteBatch batch = new WriteBatch()) {
+                next = forEachGroup(imageId, next, end, MAX_BATCH_GROUPS,
+                        (groupFirst, groupEntry, own) -> zeroGroup(batch, imageId, groupFirst, groupEntry, own, firstBlock, end, version));
                 db.write(asyncWrite, batch);
             } catch (RocksDBException e) {
                 throw failure("zero image " + imageId, e);
@@ -492,6 +536,40 @@ public final class RocksBlockStore implements BlockStore {
         }
         if (sync) {
             sync();
+        }
+    }
+
+    /**
+     * Zero markers for the data blocks of one group in {@code [first, end)}: one group entry
+     * when the range covers a group written whole, in place of its blocks' data entries.
+     */
+    private void zeroGroup(WriteBatch batch, long imageId, long groupFirst, byte[] groupEntry, byte[][] own, long first, long end, long version)
+            throws RocksDBException {
+        boolean whole = first <= groupFirst && groupFirst + GROUP <= end && groupEntry != null && isData(groupEntry);
+        byte[] dirtyMeta = meta(version, STATE_ZERO);
+        int[] slots = new int[GROUP];
+        for (int i = 0; i < GROUP; i++) {
+            long block = groupFirst + i;
+            byte[] entry = own[i] != null ? own[i] : groupEntry != null ? ofGroup(groupEntry, i) : null;
+            if (entry == null || block < first || block >= end) {
+                continue;
+            }
+            slots[i] = entry[SLOT];
+            if (!isData(entry)) {
+                continue;
+            }
+            byte[] key = key(imageId, block);
+            if (!whole) {
+                batch.put(blocks, key, zeroEntry(version, entry[SLOT]));
+            } else if (own[i] != null) {
+                batch.delete(blocks, key);
+            }
+            if (trackDirty) {
+                batch.put(dirty, key, dirtyMeta);
+            }
+        }
+        if (whole) {
+            batch.put(blocks, groupKey(imageId, groupFirst / GROUP), zeroGroupEntry(version, slots));
         }
     }
 
@@ -552,7 +630,7 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void forEachBlock(long imageId, Consumer<BlockVersion> visitor) {
-        scan(blocks, imageId, (block, value) -> visitor.accept(blockVersion(block, value)));
+        forEachEntry(imageId, 0, -1, (block, entry) -> visitor.accept(blockVersion(block, entry)));
     }
 
     @Override
@@ -594,23 +672,85 @@ public final class RocksBlockStore implements BlockStore {
         void visit(long block, byte[] value);
     }
 
-    private void scan(ColumnFamilyHandle family, long imageId, EntryVisitor visitor) {
-        scan(family, imageId, 0, -1, visitor);
+    private interface GroupVisitor {
+        /** {@code own[i]} is the entry of block {@code groupFirst + i}, if it has one; the array is reused. */
+        void visit(long groupFirst, byte[] groupEntry, byte[][] own) throws RocksDBException;
     }
 
-    /** Visits the entries of blocks {@code [firstBlock, end)}; an end of -1 means to the image's last block. */
-    private void scan(ColumnFamilyHandle family, long imageId, long firstBlock, long end, EntryVisitor visitor) {
-        try (Slice upper = new Slice(end < 0 ? key(imageId + 1, 0) : key(imageId, end));
+    /** Visits the entries of an image in a family keyed by block, which has no group entries. */
+    private void scan(ColumnFamilyHandle family, long imageId, EntryVisitor visitor) {
+        try (Slice upper = new Slice(key(imageId + 1, 0));
                 ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
                 RocksIterator iterator = db.newIterator(family, options)) {
-            for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
-                visitor.visit(ByteBuffer.wrap(iterator.key()).getLong(8), iterator.value());
+            for (iterator.seek(key(imageId, 0)); iterator.isValid(); iterator.next()) {
+                visitor.visit(block(iterator.key()), iterator.value());
             }
         }
     }
 
+    /**
+     * Visits, in block order, each block of {@code [firstBlock, end)} that has an entry, its
+     * own or one its group's entry gives it; an end of -1 means to the image's last block.
+     */
+    private void forEachEntry(long imageId, long firstBlock, long end, EntryVisitor visitor) {
+        try {
+            forEachGroup(imageId, firstBlock, end, Integer.MAX_VALUE, (groupFirst, groupEntry, own) -> {
+                for (int i = 0; i < GROUP; i++) {
+                    long block = groupFirst + i;
+                    byte[] entry = own[i] != null ? own[i] : groupEntry != null ? ofGroup(groupEntry, i) : null;
+                    if (entry != null && block >= firstBlock && (end < 0 || block < end)) {
+                        visitor.visit(block, entry);
+                    }
+                }
+            });
+        } catch (RocksDBException e) {
+            throw failure("read the index of image " + imageId, e);
+        }
+    }
+
+    /**
+     * Visits, in order, up to {@code maxGroups} groups that have entries for blocks in
+     * {@code [firstBlock, end)} (-1: to the image's end), with their group entry and the
+     * entries of their blocks, also those before {@code firstBlock} in its group. Returns
+     * the first block of the next group with entries, or -1 when there is none.
+     */
+    private long forEachGroup(long imageId, long firstBlock, long end, int maxGroups, GroupVisitor visitor) throws RocksDBException {
+        byte[][] own = new byte[GROUP][];
+        try (Slice upper = new Slice(end < 0 ? key(imageId + 1, 0) : key(imageId, end));
+                ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
+                RocksIterator iterator = db.newIterator(blocks, options)) {
+            long current = -1;
+            byte[] groupEntry = null;
+            int visited = 0;
+            for (iterator.seek(key(imageId, firstBlock / GROUP * GROUP)); iterator.isValid(); iterator.next()) {
+                byte[] key = iterator.key();
+                long groupFirst = block(key) / GROUP * GROUP;
+                if (groupFirst != current) {
+                    if (current >= 0) {
+                        visitor.visit(current, groupEntry, own);
+                        Arrays.fill(own, null);
+                        groupEntry = null;
+                        if (++visited == maxGroups) {
+                            return groupFirst;
+                        }
+                    }
+                    current = groupFirst;
+                }
+                if (isGroupKey(key)) {
+                    groupEntry = iterator.value();
+                } else {
+                    own[(int) (block(key) - groupFirst)] = iterator.value();
+                }
+            }
+            if (current >= 0) {
+                visitor.visit(current, groupEntry, own);
+            }
+            return -1;
+        }
+    }
+
     private static BlockVersion blockVersion(long block, byte[] value) {
-        return new BlockVersion(block, ByteBuffer.wrap(value).getLong(), value[8] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
+        return new BlockVersion(block, ByteBuffer.wrap(value).getLong(), value[STATE] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
     }
 
     private static byte[] viewSeqKey(long imageId) {
@@ -621,18 +761,13 @@ public final class RocksBlockStore implements BlockStore {
     public List<BlockRun> allocation(long imageId, long firstBlock, long count) {
         List<BlockRun> runs = new ArrayList<>();
         long end = firstBlock + count;
-        try (Slice upper = new Slice(key(imageId, end));
-                ReadOptions options = new ReadOptions().setIterateUpperBound(upper);
-                RocksIterator iterator = db.newIterator(blocks, options)) {
-            long next = firstBlock;
-            for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
-                long block = ByteBuffer.wrap(iterator.key()).getLong(8);
-                BlockRun.append(runs, next, block - next, BlockState.UNWRITTEN);
-                BlockRun.append(runs, block, 1, iterator.value()[8] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
-                next = block + 1;
-            }
-            BlockRun.append(runs, next, end - next, BlockState.UNWRITTEN);
-        }
+        long[] next = {firstBlock};
+        forEachEntry(imageId, firstBlock, end, (block, entry) -> {
+            BlockRun.append(runs, next[0], block - next[0], BlockState.UNWRITTEN);
+            BlockRun.append(runs, block, 1, isData(entry) ? BlockState.DATA : BlockState.ZERO);
+            next[0] = block + 1;
+        });
+        BlockRun.append(runs, next[0], end - next[0], BlockState.UNWRITTEN);
         return runs;
     }
 
@@ -747,10 +882,6 @@ public final class RocksBlockStore implements BlockStore {
 
     static HeliotropeException failure(String action, RocksDBException e) {
         return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "RocksDB failed to " + action + ": " + e.getMessage(), e);
-    }
-
-    static byte[] key(long imageId, long block) {
-        return ByteBuffer.allocate(KEY).putLong(imageId).putLong(block).array();
     }
 
     private static byte[] meta(long version, byte state) {

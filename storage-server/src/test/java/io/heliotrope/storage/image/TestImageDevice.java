@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -71,6 +72,30 @@ class TestImageDevice {
         byte[] bytes = new byte[length];
         Arrays.fill(bytes, (byte) value);
         return bytes;
+    }
+
+    @Test
+    void withSmallCallsInlineOnlyLargeReadsAndWritesGoToThePool() {
+        AtomicInteger handedOff = new AtomicInteger();
+        ImageExports inline = new ImageExports(new LocalSessions(store), store, task -> {
+            handedOff.incrementAndGet();
+            executor.execute(task);
+        }, true, executor, PooledByteBufAllocator.DEFAULT);
+        store.createImage("inline", ImageDevice.LARGE_BYTES);
+        BlockDevice small = inline.open("inline").join();
+        try {
+            small.write(0, Unpooled.wrappedBuffer(filled(BLOCK_SIZE, 1)), false).join();
+            small.read(0, BLOCK_SIZE).join().release();
+            assertThat(handedOff).as("small calls run on the caller").hasValue(0);
+            small.write(0, Unpooled.wrappedBuffer(filled(ImageDevice.LARGE_BYTES, 2)), false).join();
+            assertThat(handedOff).hasValue(1);
+            ByteBuf large = small.read(0, ImageDevice.LARGE_BYTES).join();
+            assertThat(large.getByte(ImageDevice.LARGE_BYTES - 1)).isEqualTo((byte) 2);
+            large.release();
+            assertThat(handedOff).hasValue(2);
+        } finally {
+            small.close();
+        }
     }
 
     @Test

@@ -21,6 +21,12 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
         return new RocksBlockStore(directory, 8 << 20);
     }
 
+    @Override
+    protected void reopen() {
+        store.close();
+        store = createStore();
+    }
+
     @Test
     void keepsImagesBlocksAndEpochsAcrossReopen() {
         ImageInfo image = store.createImage("durable", 4 * BLOCK_SIZE);
