@@ -711,8 +711,8 @@ public final class RocksBlockStore implements BlockStore {
     /**
      * Visits, in order, up to {@code maxGroups} groups that have entries for blocks in
      * {@code [firstBlock, end)} (-1: to the image's end), with their group entry and the
-     * entries of their blocks, also those before {@code firstBlock} in its group. Returns
-     * the first block of the next group with entries, or -1 when there is none.
+     * entries of their blocks in that range. Returns the first block of the next group with
+     * entries, or -1 when there is none.
      */
     private long forEachGroup(long imageId, long firstBlock, long end, int maxGroups, GroupVisitor visitor) throws RocksDBException {
         byte[][] own = new byte[GROUP][];
@@ -721,8 +721,14 @@ public final class RocksBlockStore implements BlockStore {
                 RocksIterator iterator = db.newIterator(blocks, options)) {
             long current = -1;
             byte[] groupEntry = null;
+            if (firstBlock % GROUP != 0) {
+                // The entry of the first block's group sorts before the first block: looked up after the
+                // iterator was made, so a block whose own entry a group write deleted since is seen in either.
+                current = firstBlock / GROUP * GROUP;
+                groupEntry = db.get(blocks, read, groupKey(imageId, firstBlock / GROUP));
+            }
             int visited = 0;
-            for (iterator.seek(key(imageId, firstBlock / GROUP * GROUP)); iterator.isValid(); iterator.next()) {
+            for (iterator.seek(key(imageId, firstBlock)); iterator.isValid(); iterator.next()) {
                 byte[] key = iterator.key();
                 long groupFirst = block(key) / GROUP * GROUP;
                 if (groupFirst != current) {
