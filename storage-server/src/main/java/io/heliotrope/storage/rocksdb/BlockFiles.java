@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.LongUnaryOperator;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static java.util.Objects.requireNonNull;
@@ -22,16 +25,65 @@ import static java.util.Objects.requireNonNull;
  * block, so a write never overwrites the copy the index points at. Slots are laid out
  * in groups of {@value #GROUP} blocks (1 MiB): slot 0 of a group's blocks, then slot 1,
  * so blocks written together in one slot are contiguous on disk.
+ *
+ * <p>A file is as long as its image's slots and is memory-mapped in chunks of up to
+ * 1 GiB: a 4 KiB read, or a write over earlier data, is a copy, not a system call
+ * (random 4 KiB writes over NBD on tmpfs: 111K/s with {@code pwrite}, 136K/s mapped).
+ * Writes are made durable by {@code msync}. A file is truncated before it is deleted, so
+ * its space is freed at once even while a mapping that only the garbage collector can
+ * drop is left. The store resizes and deletes files only while no request is in flight
+ * on their image. A page that cannot be had (a file cut short by someone else, an I/O
+ * error, a full copy-on-write file system) faults, and the JVM raises an
+ * {@link InternalError} on that thread soon after.
  */
 final class BlockFiles implements AutoCloseable {
     static final int GROUP = 256;
+    private static final int CHUNK_SHIFT = 30;
+    private static final long CHUNK = 1L << CHUNK_SHIFT;
 
     private final Path directory;
-    private final Map<Long, FileChannel> files = new ConcurrentHashMap<>();
+    private final LongUnaryOperator blockCounts;
+    private final Map<Long, ImageFile> files = new ConcurrentHashMap<>();
     private final Set<Long> unsynced = ConcurrentHashMap.newKeySet();
 
-    BlockFiles(Path directory) throws IOException {
+    /** One image's file and its chunks, each mapped when first used. */
+    private static final class ImageFile {
+        final FileChannel channel;
+        final AtomicReferenceArray<MappedByteBuffer> chunks;
+        final long length;
+
+        ImageFile(FileChannel channel, long length) {
+            this.channel = channel;
+            this.length = length;
+            this.chunks = new AtomicReferenceArray<>((int) ((length + CHUNK - 1) >> CHUNK_SHIFT));
+        }
+
+        MappedByteBuffer chunk(int index) throws IOException {
+            MappedByteBuffer chunk = chunks.get(index);
+            return chunk != null ? chunk : map(index);
+        }
+
+        private synchronized MappedByteBuffer map(int index) throws IOException {
+            if (chunks.get(index) == null) {
+                long start = (long) index << CHUNK_SHIFT;
+                chunks.set(index, channel.map(FileChannel.MapMode.READ_WRITE, start, Math.min(CHUNK, length - start)));
+            }
+            return chunks.get(index);
+        }
+
+        synchronized void force() {
+            for (int i = 0; i < chunks.length(); i++) {
+                if (chunks.get(i) != null) {
+                    chunks.get(i).force();
+                }
+            }
+        }
+    }
+
+    /** @param blockCounts gives the number of blocks of an image by its id */
+    BlockFiles(Path directory, LongUnaryOperator blockCounts) throws IOException {
         this.directory = requireNonNull(directory, "directory is null");
+        this.blockCounts = requireNonNull(blockCounts, "blockCounts is null");
         Files.createDirectories(directory);
     }
 
@@ -40,32 +92,64 @@ final class BlockFiles implements AutoCloseable {
         return ((block / GROUP * 2 + slot) * GROUP + block % GROUP) * BLOCK_SIZE;
     }
 
-    /** Writes {@code data} at {@code position} of the image's file; durable after {@link #sync()}. */
-    void write(long imageId, long position, ByteBuffer data) {
-        FileChannel file = file(imageId);
-        try {
-            while (data.hasRemaining()) {
-                position += file.write(data, position);
-            }
-        } catch (IOException e) {
-            throw failure("write", imageId, e);
-        }
+    /** The length of the file of an image of {@code blockCount} blocks: both slots of every group. */
+    static long length(long blockCount) {
+        return offset((blockCount + GROUP - 1) / GROUP * GROUP, 0);
+    }
+
+    /**
+     * Writes {@code data} at {@code position} of the image's file; durable after {@link #sync()}.
+     * Where the file already has pages ({@code overwrite}) the data is copied into the
+     * mapping. Elsewhere it is written with a system call, which allocates the pages and
+     * fails cleanly on a full disk, where a copy into a mapping would fault.
+     */
+    void write(long imageId, long position, ByteBuffer data, boolean overwrite) {
         unsynced.add(imageId);
+        if (!overwrite) {
+            FileChannel channel = file(imageId).channel;
+            try {
+                while (data.hasRemaining()) {
+                    position += channel.write(data, position);
+                }
+            } catch (IOException e) {
+                throw failure("write", imageId, e);
+            }
+            return;
+        }
+        while (data.hasRemaining()) {
+            int length = pieceLength(position, data.remaining());
+            chunk(imageId, position, "write").put((int) (position & CHUNK - 1), data, data.position(), length);
+            data.position(data.position() + length);
+            position += length;
+        }
     }
 
     /** Fills {@code destination} from {@code position} of the image's file. */
     void read(long imageId, long position, ByteBuffer destination) {
-        FileChannel file = file(imageId);
+        while (destination.hasRemaining()) {
+            int length = pieceLength(position, destination.remaining());
+            destination.put(destination.position(), chunk(imageId, position, "read"), (int) (position & CHUNK - 1), length);
+            destination.position(destination.position() + length);
+            position += length;
+        }
+    }
+
+    /** How much of {@code remaining} bytes from {@code position} lie in its chunk. */
+    private static int pieceLength(long position, int remaining) {
+        return (int) Math.min(remaining, CHUNK - (position & CHUNK - 1));
+    }
+
+    /** The mapped chunk that holds {@code position}. */
+    private MappedByteBuffer chunk(long imageId, long position, String action) {
+        ImageFile file = file(imageId);
+        if (position < 0 || position >= file.length) {
+            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot " + action + " offset " + position + " of the block file of image "
+                    + imageId + ": it ends at " + file.length);
+        }
         try {
-            while (destination.hasRemaining()) {
-                int read = file.read(destination, position);
-                if (read < 0) {
-                    throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "block file of image " + imageId + " ends before offset " + position);
-                }
-                position += read;
-            }
+            return file.chunk((int) (position >> CHUNK_SHIFT));
         } catch (IOException e) {
-            throw failure("read", imageId, e);
+            throw failure("map", imageId, e);
         }
     }
 
@@ -73,14 +157,14 @@ final class BlockFiles implements AutoCloseable {
     void sync() {
         for (Long imageId : List.copyOf(unsynced)) {
             unsynced.remove(imageId);
-            FileChannel file = files.get(imageId);
+            ImageFile file = files.get(imageId);
             try {
                 if (file != null) {
-                    file.force(false);
+                    file.force();
                 }
-            } catch (IOException e) {
+            } catch (RuntimeException e) {
                 unsynced.add(imageId);
-                throw failure("sync", imageId, e);
+                throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot sync the block file of image " + imageId + ": " + e.getMessage(), e);
             }
         }
     }
@@ -90,23 +174,31 @@ final class BlockFiles implements AutoCloseable {
         return !unsynced.isEmpty();
     }
 
-    /** Drops the slots of blocks from {@code blockCount} on, keeping whole groups. */
-    void truncate(long imageId, long blockCount) {
-        long groups = (blockCount + GROUP - 1) / GROUP;
+    /**
+     * Fits the image's file to its new block count, dropping the slots of blocks from
+     * {@code blockCount} on (whole groups stay); nothing may read or write the image meanwhile.
+     */
+    void resize(long imageId, long blockCount) {
+        ImageFile file = files.remove(imageId);
         try {
-            file(imageId).truncate(groups * 2 * GROUP * BLOCK_SIZE);
+            if (file != null) {
+                file.force();
+                file.channel.truncate(length(blockCount));
+                file.channel.close();
+            }
         } catch (IOException e) {
-            throw failure("truncate", imageId, e);
+            throw failure("resize", imageId, e);
         }
     }
 
     /** Removes the image's file; nothing may read or write the image any more. */
     void delete(long imageId) {
-        FileChannel file = files.remove(imageId);
+        ImageFile file = files.remove(imageId);
         unsynced.remove(imageId);
         try {
             if (file != null) {
-                file.close();
+                file.channel.truncate(0);
+                file.channel.close();
             }
             Files.deleteIfExists(path(imageId));
         } catch (IOException e) {
@@ -114,17 +206,9 @@ final class BlockFiles implements AutoCloseable {
         }
     }
 
-    /** The files' sizes (both slots, holes included). */
+    /** The files' lengths: both slots of every block of the images in use, holes included. */
     long totalBytes() {
-        return files.entrySet().stream().mapToLong(file -> size(file.getKey(), file.getValue())).sum();
-    }
-
-    private static long size(long imageId, FileChannel file) {
-        try {
-            return file.size();
-        } catch (IOException e) {
-            throw failure("size", imageId, e);
-        }
+        return files.values().stream().mapToLong(file -> file.length).sum();
     }
 
     @Override
@@ -132,9 +216,9 @@ final class BlockFiles implements AutoCloseable {
         try {
             sync();
         } finally {
-            for (FileChannel file : files.values()) {
+            for (ImageFile file : files.values()) {
                 try {
-                    file.close();
+                    file.channel.close();
                 } catch (IOException ignored) {
                     // Synced above; closing only frees the descriptor.
                 }
@@ -143,10 +227,11 @@ final class BlockFiles implements AutoCloseable {
         }
     }
 
-    private FileChannel file(long imageId) {
+    private ImageFile file(long imageId) {
         return files.computeIfAbsent(imageId, id -> {
             try {
-                return FileChannel.open(path(id), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                return new ImageFile(FileChannel.open(path(id), StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                        length(blockCounts.applyAsLong(id)));
             } catch (IOException e) {
                 throw failure("open", id, e);
             }

@@ -9,27 +9,31 @@ import java.util.Map;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Per block, the slot its next copy goes to and whether it was written since the last
- * sync, two bits per block, so a write need not read the block's index entry. Loaded
- * from the index {@value #CHUNK_BLOCKS} blocks (256 MiB) at a time, when a write first
- * touches them: 16 KiB of memory per chunk written. Not thread-safe; the store's write
- * lock guards it.
+ * Per block, the slot its next copy goes to, whether it was written since the last sync,
+ * and whether each of its slots has held data (so the file has pages there, and a write
+ * may copy into the mapping instead of allocating through a system call): four bits per
+ * block, so a write need not read the block's index entry. Loaded from the index
+ * {@value #CHUNK_BLOCKS} blocks (256 MiB) at a time, when a write first touches them:
+ * 32 KiB of memory per chunk written. A slot not known to have held data since the load
+ * counts as empty. Not thread-safe; the store's write lock guards it.
  */
 final class FreeSlots {
     static final int CHUNK_BLOCKS = 1 << 16;
 
-    /** Reads the index: calls {@code found} with each block of the range that has an entry, and the slot of its copy. */
+    /** Reads the index: calls {@code found} with each block of the range that has an entry, the slot of its copy and whether it is data. */
     interface Loader {
         void load(long imageId, long firstBlock, long count, SlotVisitor found);
     }
 
     interface SlotVisitor {
-        void visit(long block, int slot);
+        void visit(long block, int slot, boolean data);
     }
 
     private static final class Chunk {
         final BitSet nextIsOne = new BitSet(CHUNK_BLOCKS);
         final BitSet unsynced = new BitSet(CHUNK_BLOCKS);
+        final BitSet currentHeldData = new BitSet(CHUNK_BLOCKS);
+        final BitSet nextHeldData = new BitSet(CHUNK_BLOCKS);
     }
 
     private final Loader loader;
@@ -46,6 +50,11 @@ final class FreeSlots {
         return chunk(imageId, block).nextIsOne.get(bit(block)) ? 1 : 0;
     }
 
+    /** Whether the slot the block's next copy goes to has held data before. */
+    boolean nextHeldData(long imageId, long block) {
+        return chunk(imageId, block).nextHeldData.get(bit(block));
+    }
+
     /** Whether the block was written since the last {@link #synced()}. */
     boolean unsynced(long imageId, long block) {
         return chunk(imageId, block).unsynced.get(bit(block));
@@ -55,6 +64,8 @@ final class FreeSlots {
     void wrote(long imageId, long block, int slot) {
         Chunk chunk = chunk(imageId, block);
         chunk.nextIsOne.set(bit(block), slot == 0);
+        chunk.nextHeldData.set(bit(block), chunk.currentHeldData.get(bit(block)));
+        chunk.currentHeldData.set(bit(block));
         if (chunk.unsynced.isEmpty()) {
             withUnsynced.add(chunk);
         }
@@ -91,7 +102,10 @@ final class FreeSlots {
     private Chunk chunk(long imageId, long block) {
         return images.computeIfAbsent(imageId, id -> new HashMap<>()).computeIfAbsent(block / CHUNK_BLOCKS, index -> {
             Chunk chunk = new Chunk();
-            loader.load(imageId, index * CHUNK_BLOCKS, CHUNK_BLOCKS, (found, slot) -> chunk.nextIsOne.set(bit(found), slot == 0));
+            loader.load(imageId, index * CHUNK_BLOCKS, CHUNK_BLOCKS, (found, slot, data) -> {
+                chunk.nextIsOne.set(bit(found), slot == 0);
+                chunk.currentHeldData.set(bit(found), data);
+            });
             return chunk;
         });
     }

@@ -142,7 +142,7 @@ public final class RocksBlockStore implements BlockStore {
         }
         try {
             Files.createDirectories(directory);
-            files = track(new BlockFiles(directory.resolve("blocks")));
+            files = track(new BlockFiles(directory.resolve("blocks"), this::blockCount));
             LRUCache cache = track(new LRUCache(blockCacheBytes));
             BloomFilter bloom = track(new BloomFilter(10));
             DBOptions options = track(new DBOptions()
@@ -284,8 +284,8 @@ public final class RocksBlockStore implements BlockStore {
                 catalog.put(name, updated);
                 if (shrink) {
                     freeSlots.forget(old.id());
-                    files.truncate(old.id(), resized.blockCount());
                 }
+                files.resize(old.id(), resized.blockCount());
             } catch (RocksDBException e) {
                 throw failure("resize image " + name, e);
             } finally {
@@ -313,6 +313,19 @@ public final class RocksBlockStore implements BlockStore {
         });
     }
 
+    private long blockCount(long imageId) {
+        return record(imageId).info().blockCount();
+    }
+
+    private ImageRecord record(long imageId) {
+        for (ImageRecord record : catalog.values()) {
+            if (record.info().id() == imageId) {
+                return record;
+            }
+        }
+        throw new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image id " + imageId + " does not exist");
+    }
+
     private void forget(long imageId) {
         writeLock.lock();
         try {
@@ -332,19 +345,15 @@ public final class RocksBlockStore implements BlockStore {
     @Override
     public long beginSession(long imageId) {
         synchronized (catalogLock) {
-            for (ImageRecord record : catalog.values()) {
-                if (record.info().id() == imageId) {
-                    ImageRecord next = new ImageRecord(record.info(), record.epoch() + 1);
-                    try {
-                        db.put(images, syncWrite, bytes(record.info().name()), next.encode());
-                    } catch (RocksDBException e) {
-                        throw failure("begin session of image " + record.info().name(), e);
-                    }
-                    catalog.put(record.info().name(), next);
-                    return next.epoch();
-                }
+            ImageRecord record = record(imageId);
+            ImageRecord next = new ImageRecord(record.info(), record.epoch() + 1);
+            try {
+                db.put(images, syncWrite, bytes(record.info().name()), next.encode());
+            } catch (RocksDBException e) {
+                throw failure("begin session of image " + record.info().name(), e);
             }
-            throw new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image id " + imageId + " does not exist");
+            catalog.put(record.info().name(), next);
+            return next.epoch();
         }
     }
 
@@ -418,7 +427,7 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     private void loadSlots(long imageId, long firstBlock, long count, FreeSlots.SlotVisitor found) {
-        forEachEntry(imageId, firstBlock, firstBlock + count, (block, entry) -> found.visit(block, entry[SLOT]));
+        forEachEntry(imageId, firstBlock, firstBlock + count, (block, entry) -> found.visit(block, entry[SLOT], isData(entry)));
     }
 
     /**
@@ -453,17 +462,21 @@ public final class RocksBlockStore implements BlockStore {
             }
             int[] slots = new int[count];
             int[] crcs = new int[count];
+            boolean[] heldData = new boolean[count];
             for (int i = 0; i < count; i++) {
                 slots[i] = freeSlots.next(imageId, firstBlock + i);
+                heldData[i] = freeSlots.nextHeldData(imageId, firstBlock + i);
                 crcs[i] = checksum(source.slice(start + i * BLOCK_SIZE, BLOCK_SIZE));
             }
+            // Runs of blocks that lie together in the file, and whose slots all held data before or none did.
             for (int from = 0, to; from < count; from = to) {
                 long offset = BlockFiles.offset(firstBlock + from, slots[from]);
                 to = from + 1;
-                while (to < count && BlockFiles.offset(firstBlock + to, slots[to]) == offset + (long) (to - from) * BLOCK_SIZE) {
+                while (to < count && heldData[to] == heldData[from]
+                        && BlockFiles.offset(firstBlock + to, slots[to]) == offset + (long) (to - from) * BLOCK_SIZE) {
                     to++;
                 }
-                files.write(imageId, offset, source.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE));
+                files.write(imageId, offset, source.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE), heldData[from]);
             }
             for (int i = 0; i < count; i++) {
                 long block = firstBlock + i;

@@ -49,6 +49,29 @@ class TestBlockSlots {
     }
 
     @Test
+    void aSlotHoldsDataOnlyOnceACopyWasWrittenThereSoOnlyThenAWriteMayGoThroughTheMapping() {
+        // Block 5 has data in slot 0, block 6 a zero marker in slot 1 that never held data; block 7 has no entry.
+        FreeSlots slots = new FreeSlots((image, first, count, found) -> {
+            found.visit(5, 0, true);
+            found.visit(6, 1, false);
+        });
+        assertThat(slots.next(1, 5)).isEqualTo(1);
+        assertThat(slots.nextHeldData(1, 5)).as("slot 1 of block 5 is not known to hold anything").isFalse();
+        slots.wrote(1, 5, 1);
+        assertThat(slots.nextHeldData(1, 5)).as("slot 0 of block 5 held the loaded copy").isTrue();
+
+        slots.wrote(1, 6, 0);
+        assertThat(slots.nextHeldData(1, 6)).as("block 6's zero marker held no data").isFalse();
+
+        assertThat(slots.nextHeldData(1, 7)).isFalse();
+        slots.wrote(1, 7, 0);
+        assertThat(slots.nextHeldData(1, 7)).isFalse();
+        slots.wrote(1, 7, 1);
+        assertThat(slots.next(1, 7)).isZero();
+        assertThat(slots.nextHeldData(1, 7)).isTrue();
+    }
+
+    @Test
     void aBlockRewrittenBeforeASyncIsSyncedFirstSoNoSlotACrashCouldBringBackIsOverwritten() {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
@@ -96,7 +119,7 @@ class TestBlockSlots {
             for (int i = 0; i < 300; i++) {
                 assertThat(all.get(i * BLOCK_SIZE)).as("block %s", i).isEqualTo((byte) (i % 2 == 0 ? i + 1 : i));
             }
-            assertThat(Files.size(blockFile(image.id()))).as("ends after block 298 in slot 1").isEqualTo(BlockFiles.offset(298, 1) + BLOCK_SIZE);
+            assertThat(Files.size(blockFile(image.id()))).as("both slots of the image's two groups").isEqualTo(BlockFiles.length(512)).isEqualTo(4 << 20);
         }
     }
 
@@ -142,12 +165,16 @@ class TestBlockSlots {
     }
 
     @Test
-    void deletingAnImageRemovesItsFileAndShrinkingTruncatesIt() throws IOException {
+    void deletingAnImageRemovesItsFileAndResizingFitsIt() throws IOException {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", 1024 * BLOCK_SIZE);
             store.write(image.id(), 1000, block(1), 1, false);
             store.resizeImage("disk", 300 * BLOCK_SIZE);
             assertThat(Files.size(blockFile(image.id()))).isEqualTo(BlockFiles.offset(512, 0));
+            store.resizeImage("disk", 3000 * BLOCK_SIZE);
+            store.write(image.id(), 2999, block(2), 2, false);
+            assertThat(read(store, image.id(), 2999, 1).get(0)).isEqualTo((byte) 2);
+            assertThat(Files.size(blockFile(image.id()))).isEqualTo(BlockFiles.length(3000));
             store.deleteImage("disk");
             assertThat(blockFile(image.id())).doesNotExist();
         }
