@@ -832,7 +832,7 @@ public final class RocksBlockStore implements BlockStore {
         return files.unsynced();
     }
 
-    /** Bytes in block files (two slots per block written, holes included), for metrics. */
+    /** Bytes in the block files of the images used since the start (two slots per block, holes included), for metrics. */
     public long blockFileBytes() {
         return files.totalBytes();
     }

@@ -15,7 +15,7 @@ final class StorageMetrics {
         if (store instanceof RocksBlockStore rocks) {
             rocksProperty(registry, rocks, "heliotrope.rocksdb.sst.bytes", "rocksdb.total-sst-files-size");
             Gauge.builder("heliotrope.storage.block.file.bytes", rocks, RocksBlockStore::blockFileBytes)
-                    .description("Size of the block files: two slots per block, holes included")
+                    .description("Size of the block files of the images in use since the start: two slots per block, holes included")
                     .register(registry);
             rocksProperty(registry, rocks, "heliotrope.rocksdb.live.data.bytes", "rocksdb.estimate-live-data-size");
             rocksProperty(registry, rocks, "heliotrope.rocksdb.memtable.bytes", "rocksdb.cur-size-all-mem-tables");
