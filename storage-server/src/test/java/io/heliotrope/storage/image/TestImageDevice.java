@@ -13,14 +13,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,25 +77,35 @@ class TestImageDevice {
 
     @Test
     void withSmallCallsInlineOnlyLargeReadsAndWritesGoToThePool() {
-        AtomicInteger handedOff = new AtomicInteger();
-        ImageExports inline = new ImageExports(new LocalSessions(store), store, task -> {
-            handedOff.incrementAndGet();
-            executor.execute(task);
-        }, true, executor, PooledByteBufAllocator.DEFAULT);
+        Queue<Runnable> pool = new ArrayDeque<>();
+        ImageExports inline = new ImageExports(new LocalSessions(store), store, pool::add, true, executor, PooledByteBufAllocator.DEFAULT);
         store.createImage("inline", ImageDevice.LARGE_BYTES);
-        BlockDevice small = inline.open("inline").join();
+        BlockDevice device = inline.open("inline").join();
         try {
-            small.write(0, Unpooled.wrappedBuffer(filled(BLOCK_SIZE, 1)), false).join();
-            small.read(0, BLOCK_SIZE).join().release();
-            assertThat(handedOff).as("small calls run on the caller").hasValue(0);
-            small.write(0, Unpooled.wrappedBuffer(filled(ImageDevice.LARGE_BYTES, 2)), false).join();
-            assertThat(handedOff).hasValue(1);
-            ByteBuf large = small.read(0, ImageDevice.LARGE_BYTES).join();
+            assertThat(device.write(0, Unpooled.wrappedBuffer(filled(BLOCK_SIZE, 1)), false)).as("small calls run on the caller").isDone();
+            CompletableFuture<ByteBuf> small = device.read(0, BLOCK_SIZE);
+            assertThat(small).isDone();
+            small.join().release();
+            assertThat(pool).isEmpty();
+
+            CompletableFuture<Void> write = device.write(0, Unpooled.wrappedBuffer(filled(ImageDevice.LARGE_BYTES, 2)), false);
+            assertThat(write).isNotDone();
+            runAll(pool);
+            write.join();
+            CompletableFuture<ByteBuf> read = device.read(0, ImageDevice.LARGE_BYTES);
+            assertThat(read).isNotDone();
+            runAll(pool);
+            ByteBuf large = read.join();
             assertThat(large.getByte(ImageDevice.LARGE_BYTES - 1)).isEqualTo((byte) 2);
             large.release();
-            assertThat(handedOff).hasValue(2);
         } finally {
-            small.close();
+            device.close();
+        }
+    }
+
+    private static void runAll(Queue<Runnable> tasks) {
+        for (Runnable task; (task = tasks.poll()) != null; ) {
+            task.run();
         }
     }
 
