@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -71,12 +72,14 @@ final class BlockFiles implements AutoCloseable {
             return chunks.get(index);
         }
 
-        synchronized void force() {
+        /** Syncs what was copied into the mappings, then what was written through the channel. */
+        void force() throws IOException {
             for (int i = 0; i < chunks.length(); i++) {
                 if (chunks.get(i) != null) {
                     chunks.get(i).force();
                 }
             }
+            channel.force(false);
         }
     }
 
@@ -104,24 +107,25 @@ final class BlockFiles implements AutoCloseable {
      * fails cleanly on a full disk, where a copy into a mapping would fault.
      */
     void write(long imageId, long position, ByteBuffer data, boolean overwrite) {
-        unsynced.add(imageId);
-        if (!overwrite) {
+        if (overwrite) {
+            for (long at = position; data.hasRemaining(); ) {
+                int length = pieceLength(at, data.remaining());
+                chunk(imageId, at, "write").put((int) (at & CHUNK - 1), data, data.position(), length);
+                data.position(data.position() + length);
+                at += length;
+            }
+        } else {
             FileChannel channel = file(imageId).channel;
             try {
-                while (data.hasRemaining()) {
-                    position += channel.write(data, position);
+                for (long at = position; data.hasRemaining(); ) {
+                    at += channel.write(data, at);
                 }
             } catch (IOException e) {
                 throw failure("write", imageId, e);
             }
-            return;
         }
-        while (data.hasRemaining()) {
-            int length = pieceLength(position, data.remaining());
-            chunk(imageId, position, "write").put((int) (position & CHUNK - 1), data, data.position(), length);
-            data.position(data.position() + length);
-            position += length;
-        }
+        // Marked after writing: a sync that takes the mark before this write ends must not count it as synced.
+        unsynced.add(imageId);
     }
 
     /** Fills {@code destination} from {@code position} of the image's file. */
@@ -162,9 +166,9 @@ final class BlockFiles implements AutoCloseable {
                 if (file != null) {
                     file.force();
                 }
-            } catch (RuntimeException e) {
+            } catch (IOException | UncheckedIOException e) {
                 unsynced.add(imageId);
-                throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot sync the block file of image " + imageId + ": " + e.getMessage(), e);
+                throw failure("sync", imageId, e);
             }
         }
     }
@@ -183,10 +187,15 @@ final class BlockFiles implements AutoCloseable {
         try {
             if (file != null) {
                 file.force();
-                file.channel.truncate(length(blockCount));
                 file.channel.close();
             }
-        } catch (IOException e) {
+            if (Files.exists(path(imageId))) {
+                try (FileChannel channel = FileChannel.open(path(imageId), StandardOpenOption.WRITE)) {
+                    channel.truncate(length(blockCount));
+                    channel.force(false);
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
             throw failure("resize", imageId, e);
         }
     }
@@ -242,7 +251,7 @@ final class BlockFiles implements AutoCloseable {
         return directory.resolve(imageId + ".blocks");
     }
 
-    private static HeliotropeException failure(String action, long imageId, IOException e) {
+    private static HeliotropeException failure(String action, long imageId, Exception e) {
         return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot " + action + " the block file of image " + imageId + ": " + e.getMessage(), e);
     }
 }

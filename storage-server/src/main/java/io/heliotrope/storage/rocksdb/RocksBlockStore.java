@@ -216,7 +216,7 @@ public final class RocksBlockStore implements BlockStore {
             try (WriteBatch batch = new WriteBatch()) {
                 batch.put(counters, NEXT_IMAGE_ID, longBytes(id + 1));
                 batch.put(images, bytes(name), record.encode());
-                db.write(syncWrite, batch);
+                writeDurably(batch);
             } catch (RocksDBException e) {
                 throw failure("create image " + name, e);
             }
@@ -249,7 +249,7 @@ public final class RocksBlockStore implements BlockStore {
                 for (ColumnFamilyHandle family : List.of(blocks, dirty, view)) {
                     batch.deleteRange(family, key(id, 0), key(id + 1, 0));
                 }
-                db.write(syncWrite, batch);
+                writeDurably(batch);
             } catch (RocksDBException e) {
                 throw failure("delete image " + name, e);
             }
@@ -280,7 +280,7 @@ public final class RocksBlockStore implements BlockStore {
                 }
                 ImageRecord updated = new ImageRecord(resized, record.epoch());
                 batch.put(images, bytes(name), updated.encode());
-                db.write(syncWrite, batch);
+                writeDurably(batch);
                 catalog.put(name, updated);
                 if (shrink) {
                     freeSlots.forget(old.id());
@@ -347,8 +347,9 @@ public final class RocksBlockStore implements BlockStore {
         synchronized (catalogLock) {
             ImageRecord record = record(imageId);
             ImageRecord next = new ImageRecord(record.info(), record.epoch() + 1);
-            try {
-                db.put(images, syncWrite, bytes(record.info().name()), next.encode());
+            try (WriteBatch batch = new WriteBatch()) {
+                batch.put(images, bytes(record.info().name()), next.encode());
+                writeDurably(batch);
             } catch (RocksDBException e) {
                 throw failure("begin session of image " + record.info().name(), e);
             }
@@ -675,7 +676,7 @@ public final class RocksBlockStore implements BlockStore {
                 batch.put(view, key(imageId, entry.block()), ByteBuffer.allocate(8 + holder.length).putLong(entry.version()).put(holder).array());
             }
             batch.put(counters, viewSeqKey(imageId), longBytes(metaSeq));
-            db.write(syncWrite, batch);
+            writeDurably(batch);
         } catch (RocksDBException e) {
             throw failure("update the view of image " + imageId, e);
         }
@@ -800,6 +801,21 @@ public final class RocksBlockStore implements BlockStore {
         }
     }
 
+    /**
+     * Commits a batch and syncs the WAL, which makes every index entry written before it
+     * durable too: so the block files are synced first, under the write lock, so that no
+     * block write slips in between.
+     */
+    private void writeDurably(WriteBatch batch) throws RocksDBException {
+        writeLock.lock();
+        try {
+            files.sync();
+            db.write(syncWrite, batch);
+        } finally {
+            writeLock.unlock();
+        }
+    }
+
     /** Syncs the block files, then the WAL: from here on, every slot not in the index may be overwritten. */
     private void syncLocked() {
         files.sync();
@@ -829,6 +845,11 @@ public final class RocksBlockStore implements BlockStore {
         } catch (RocksDBException e) {
             throw failure("flush the index", e);
         }
+        return blockDataUnsynced();
+    }
+
+    /** Whether some block data is not synced yet, for tests. */
+    boolean blockDataUnsynced() {
         return files.unsynced();
     }
 

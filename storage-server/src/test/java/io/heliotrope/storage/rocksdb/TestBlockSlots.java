@@ -102,6 +102,38 @@ class TestBlockSlots {
     }
 
     @Test
+    void aCatalogChangeThatSyncsTheWalSyncsTheBlockDataItsIndexEntriesPointAtFirst() {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 16 * BLOCK_SIZE);
+            store.write(image.id(), 3, block(3), 1, false);
+            assertThat(store.blockDataUnsynced()).isTrue();
+            store.beginSession(image.id());
+            assertThat(store.blockDataUnsynced()).as("the WAL sync took block 3's index entry along").isFalse();
+        }
+    }
+
+    @Test
+    void runsThatCrossFromOneMappedGibibyteOfTheFileToTheNextReadBack() {
+        long first = 511 * 256;
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            // Slot 1 of group 511 ends where the file's second GiB, and slot 0 of group 512, begins.
+            ImageInfo image = store.createImage("large", 600L << 20);
+            assertThat(BlockFiles.offset(first + 255, 1) + BLOCK_SIZE).isEqualTo(1L << 30).isEqualTo(BlockFiles.offset(first + 256, 0));
+            ByteBuffer group = ByteBuffer.allocate(256 * BLOCK_SIZE);
+            store.write(image.id(), first, group, 1, false);
+            ByteBuffer data = ByteBuffer.allocate(512 * BLOCK_SIZE);
+            for (int i = 0; i < 512; i++) {
+                data.put(block(i));
+            }
+            store.write(image.id(), first, data.flip(), 2, false);
+            ByteBuffer all = read(store, image.id(), first, 512);
+            for (int i = 0; i < 512; i++) {
+                assertThat(all.get(i * BLOCK_SIZE + BLOCK_SIZE - 1)).as("block %s", first + i).isEqualTo((byte) i);
+            }
+        }
+    }
+
+    @Test
     void alternatesSlotsAndReadsRunsAcrossThem() throws IOException {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
@@ -177,6 +209,19 @@ class TestBlockSlots {
             assertThat(Files.size(blockFile(image.id()))).isEqualTo(BlockFiles.length(3000));
             store.deleteImage("disk");
             assertThat(blockFile(image.id())).doesNotExist();
+        }
+    }
+
+    @Test
+    void shrinkingAnImageNotUsedSinceTheStoreOpenedTruncatesItsFile() throws IOException {
+        long imageId;
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            imageId = store.createImage("disk", 1024 * BLOCK_SIZE).id();
+            store.write(imageId, 1000, block(1), 1, false);
+        }
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            store.resizeImage("disk", 300 * BLOCK_SIZE);
+            assertThat(Files.size(blockFile(imageId))).isEqualTo(BlockFiles.length(300));
         }
     }
 
