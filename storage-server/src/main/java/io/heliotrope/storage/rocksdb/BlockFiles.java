@@ -2,6 +2,8 @@ package io.heliotrope.storage.rocksdb;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,16 +36,18 @@ import static java.util.Objects.requireNonNull;
  * its space is freed at once even while a mapping that only the garbage collector can
  * drop is left. The store resizes and deletes files only while no request is in flight
  * on their image. A page that cannot be had (a file cut short by someone else, an I/O
- * error, a full copy-on-write file system) faults, and the JVM raises an
- * {@link InternalError} on that thread soon after.
+ * error) faults, and the JVM raises an {@link InternalError} on that thread soon after.
  */
 final class BlockFiles implements AutoCloseable {
     static final int GROUP = 256;
     private static final int CHUNK_SHIFT = 30;
     private static final long CHUNK = 1L << CHUNK_SHIFT;
+    private static final Set<String> COPY_ON_WRITE = Set.of("btrfs", "zfs", "bcachefs");
+    private static final Logger log = LoggerFactory.getLogger(BlockFiles.class);
 
     private final Path directory;
     private final LongUnaryOperator blockCounts;
+    private final boolean mapsWrites;
     private final Map<Long, ImageFile> files = new ConcurrentHashMap<>();
     private final Set<Long> unsynced = ConcurrentHashMap.newKeySet();
 
@@ -88,6 +92,20 @@ final class BlockFiles implements AutoCloseable {
         this.directory = requireNonNull(directory, "directory is null");
         this.blockCounts = requireNonNull(blockCounts, "blockCounts is null");
         Files.createDirectories(directory);
+        String type = Files.getFileStore(directory).type();
+        mapsWrites = mapsWrites(type);
+        if (!mapsWrites) {
+            log.info("block files in {} are on {}, a copy-on-write file system: writes go through pwrite, reads through the mappings", directory, type);
+        }
+    }
+
+    /**
+     * Whether writes over earlier data may be copied into the mappings on a file system of
+     * this type: not on copy-on-write ones, where an overwrite needs new space too and a
+     * full disk would fault the copy instead of failing a {@code pwrite}.
+     */
+    static boolean mapsWrites(String fileSystemType) {
+        return !COPY_ON_WRITE.contains(fileSystemType);
     }
 
     /** The byte offset of {@code block}'s copy in {@code slot} (0 or 1). */
@@ -103,11 +121,12 @@ final class BlockFiles implements AutoCloseable {
     /**
      * Writes {@code data} at {@code position} of the image's file; durable after {@link #sync()}.
      * Where the file already has pages ({@code overwrite}) the data is copied into the
-     * mapping. Elsewhere it is written with a system call, which allocates the pages and
-     * fails cleanly on a full disk, where a copy into a mapping would fault.
+     * mapping, unless the file system copies on write. Elsewhere it is written with a
+     * system call, which allocates the pages and fails cleanly on a full disk, where a copy
+     * into a mapping would fault.
      */
     void write(long imageId, long position, ByteBuffer data, boolean overwrite) {
-        if (overwrite) {
+        if (overwrite && mapsWrites) {
             for (long at = position; data.hasRemaining(); ) {
                 int length = pieceLength(at, data.remaining());
                 chunk(imageId, at, "write").put((int) (at & CHUNK - 1), data, data.position(), length);

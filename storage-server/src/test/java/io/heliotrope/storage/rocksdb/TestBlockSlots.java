@@ -72,6 +72,14 @@ class TestBlockSlots {
     }
 
     @Test
+    void onCopyOnWriteFileSystemsNoWriteGoesThroughTheMappings() {
+        assertThat(BlockFiles.mapsWrites("btrfs")).isFalse();
+        assertThat(BlockFiles.mapsWrites("zfs")).isFalse();
+        assertThat(BlockFiles.mapsWrites("ext4")).isTrue();
+        assertThat(BlockFiles.mapsWrites("tmpfs")).isTrue();
+    }
+
+    @Test
     void aBlockRewrittenBeforeASyncIsSyncedFirstSoNoSlotACrashCouldBringBackIsOverwritten() {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
