@@ -96,6 +96,7 @@ public final class RocksBlockStore implements BlockStore {
     private static final int MAX_UNSYNCED_BLOCKS = 1 << 18;
     private static final int MAX_BATCH_GROUPS = 64;
     private static final int MARK_BATCH = 1024;
+    private static final long SPIN_NANOS = 50_000;
     private static final long WRITE_BUFFER_BYTES = 2L << 20;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
 
@@ -456,7 +457,7 @@ public final class RocksBlockStore implements BlockStore {
         long groupsFrom = (firstBlock + GROUP - 1) / GROUP * GROUP;
         long groupsTo = Math.max(groupsFrom, (firstBlock + count) / GROUP * GROUP);
         byte[] dirtyMeta = meta(version, STATE_DATA);
-        writeLock.lock();
+        lockForWrite();
         try (WriteBatch batch = new WriteBatch()) {
             if (writtenSinceSync(imageId, firstBlock, count)) {
                 syncLocked();
@@ -506,6 +507,23 @@ public final class RocksBlockStore implements BlockStore {
         source.position(start + count * BLOCK_SIZE);
     }
 
+    /**
+     * Takes the write lock, spinning for up to {@value #SPIN_NANOS} ns before waiting: a write
+     * holds it for a few microseconds, and a thread that parks costs a wake-up from another
+     * CPU, tens of microseconds on a VM (random 4 KiB writes on two connections: 101K/s
+     * parking at once, 120K/s spinning first).
+     */
+    private void lockForWrite() {
+        long deadline = System.nanoTime() + SPIN_NANOS;
+        do {
+            if (writeLock.tryLock()) {
+                return;
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() < deadline);
+        writeLock.lock();
+    }
+
     /** Deletes the entries of a group's blocks, which its new group entry replaces. */
     private void deleteBlockEntries(WriteBatch batch, long imageId, long group) throws RocksDBException {
         forEachGroup(imageId, group * GROUP, (group + 1) * GROUP, Integer.MAX_VALUE, (first, groupEntry, own) -> {
@@ -537,7 +555,7 @@ public final class RocksBlockStore implements BlockStore {
     public void zero(long imageId, long firstBlock, long count, long version, boolean sync) {
         long end = firstBlock + count;
         for (long next = firstBlock; next >= 0; ) {
-            writeLock.lock();
+            lockForWrite();
             try (WriteBatch batch = new WriteBatch()) {
                 next = forEachGroup(imageId, next, end, MAX_BATCH_GROUPS,
                         (groupFirst, groupEntry, own) -> zeroGroup(batch, imageId, groupFirst, groupEntry, own, firstBlock, end, version));
@@ -590,7 +608,7 @@ public final class RocksBlockStore implements BlockStore {
     @Override
     public void zeroBlocks(long imageId, long[] blockIndexes, long version, boolean sync) {
         byte[] meta = meta(version, STATE_ZERO);
-        writeLock.lock();
+        lockForWrite();
         try (WriteBatch batch = new WriteBatch()) {
             for (long block : blockIndexes) {
                 batch.put(blocks, key(imageId, block), zeroEntry(version, 1 - freeSlots.next(imageId, block)));

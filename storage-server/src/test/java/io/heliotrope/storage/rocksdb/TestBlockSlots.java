@@ -9,7 +9,11 @@ import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -201,6 +205,34 @@ class TestBlockSlots {
             }
             done.set(true);
             assertThat(reader.get(30, TimeUnit.SECONDS)).isPositive();
+        }
+    }
+
+    @Test
+    void writersOnSeveralThreadsEachSeeTheirBlocksWhole() throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("shared", 4 * 256 * BLOCK_SIZE);
+            List<CompletableFuture<Void>> writers = new ArrayList<>();
+            for (int thread = 0; thread < 4; thread++) {
+                int first = thread * 256;
+                writers.add(CompletableFuture.runAsync(() -> {
+                    for (int round = 1; round <= 20; round++) {
+                        for (int block = first; block < first + 256; block++) {
+                            store.write(image.id(), block, block(block + round), round, false);
+                        }
+                    }
+                }, threads));
+            }
+            CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+            ByteBuffer all = read(store, image.id(), 0, 4 * 256);
+            for (int block = 0; block < 4 * 256; block++) {
+                for (int at : new int[] {0, BLOCK_SIZE - 1}) {
+                    assertThat(all.get(block * BLOCK_SIZE + at)).as("block %s", block).isEqualTo((byte) (block + 20));
+                }
+            }
+        } finally {
+            threads.shutdownNow();
         }
     }
 
