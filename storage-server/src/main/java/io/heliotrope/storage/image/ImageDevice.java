@@ -99,7 +99,7 @@ final class ImageDevice implements BlockDevice {
                 buffer.release();
                 throw e;
             }
-        }, length >= LARGE_BYTES ? largeExecutor : executor);
+        }, executorFor(length));
     }
 
     @Override
@@ -114,7 +114,12 @@ final class ImageDevice implements BlockDevice {
                 ByteBuffer source = data.nioBuffer();
                 readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
             }
-        }, data.readableBytes() >= LARGE_BYTES ? largeExecutor : executor);
+        }, executorFor(data.readableBytes()));
+    }
+
+    /** Where a read or write of {@code length} bytes runs. */
+    private Executor executorFor(int length) {
+        return length >= LARGE_BYTES ? largeExecutor : executor;
     }
 
     @Override

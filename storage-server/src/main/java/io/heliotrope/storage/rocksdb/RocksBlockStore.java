@@ -482,14 +482,15 @@ public final class RocksBlockStore implements BlockStore {
             }
             for (int i = 0; i < count; i++) {
                 long block = firstBlock + i;
+                byte[] key = key(imageId, block);
                 if (block < groupsFrom || block >= groupsTo) {
-                    batch.put(blocks, key(imageId, block), dataEntry(version, slots[i], crcs[i]));
+                    batch.put(blocks, key, dataEntry(version, slots[i], crcs[i]));
                 } else if (block % GROUP == 0) {
                     deleteBlockEntries(batch, imageId, block / GROUP);
                     batch.put(blocks, groupKey(imageId, block / GROUP), dataGroupEntry(version, slots, crcs, i));
                 }
                 if (trackDirty) {
-                    batch.put(dirty, key(imageId, block), dirtyMeta);
+                    batch.put(dirty, key, dirtyMeta);
                 }
             }
             db.write(asyncWrite, batch);
@@ -582,7 +583,7 @@ public final class RocksBlockStore implements BlockStore {
         int[] slots = new int[GROUP];
         for (int i = 0; i < GROUP; i++) {
             long block = groupFirst + i;
-            byte[] entry = own[i] != null ? own[i] : groupEntry != null ? ofGroup(groupEntry, i) : null;
+            byte[] entry = resolve(own[i], groupEntry, i);
             if (entry == null || block < first || block >= end) {
                 continue;
             }
@@ -729,7 +730,7 @@ public final class RocksBlockStore implements BlockStore {
             forEachGroup(imageId, firstBlock, end, Integer.MAX_VALUE, (groupFirst, groupEntry, own) -> {
                 for (int i = 0; i < GROUP; i++) {
                     long block = groupFirst + i;
-                    byte[] entry = own[i] != null ? own[i] : groupEntry != null ? ofGroup(groupEntry, i) : null;
+                    byte[] entry = resolve(own[i], groupEntry, i);
                     if (entry != null && block >= firstBlock && (end < 0 || block < end)) {
                         visitor.visit(block, entry);
                     }
@@ -738,6 +739,11 @@ public final class RocksBlockStore implements BlockStore {
         } catch (RocksDBException e) {
             throw failure("read the index of image " + imageId, e);
         }
+    }
+
+    /** The entry of a group's {@code index}-th block: its own if it has one, else what the group's entry gives it, or null. */
+    private static byte[] resolve(byte[] own, byte[] groupEntry, int index) {
+        return own != null ? own : groupEntry != null ? ofGroup(groupEntry, index) : null;
     }
 
     /**
