@@ -11,6 +11,7 @@ SERVERS=${SERVERS:-$ALL_SERVERS}
 ROUNDS=${ROUNDS:-2}
 RUNTIME=${RUNTIME:-5}
 RAMP=${RAMP:-1}
+PRECONDITION=${PRECONDITION:-2}
 SIZE=${SIZE:-1G}
 WORK=${WORK:-/dev/shm/nbd-compare}
 OUT=${OUT:-/tmp/nbd-compare-$(date +%Y%m%d-%H%M%S)}
@@ -27,9 +28,16 @@ usage() {
   cat <<EOF
 Usage: benchmarks/nbd/compare.sh [--help]
 
-Starts several NBD servers on 127.0.0.1 (one port each), loads the same random
-$SIZE image into every export, runs each job against every server round-robin
-(A/B/A/B, ROUNDS times) and prints the per-server median plus ours/peer ratios.
+Starts several NBD servers on 127.0.0.1 (one port each), writes the same random
+$SIZE image over NBD into every export PRECONDITION times, runs each job against
+every server round-robin (A/B/A/B, ROUNDS times) and prints the per-server median
+plus ours/peer ratios.
+
+Preconditioning follows SNIA's Solid State Storage Performance Test Specification
+(workload-independent preconditioning: the whole capacity written twice): a server
+that writes out of place, as ours does (two slots per block, the one not in the
+index takes the next write), allocates its second slots on the second pass, not in
+the first timed random-write job. Servers that write in place just write twice.
 
 Jobs (fio --ioengine=nbd; "2x16" = numjobs=2, i.e. two NBD connections, QD16 each):
   4k randread QD32, 4k randwrite QD32, 4k randread 2x16, 4k randwrite 2x16,
@@ -49,6 +57,8 @@ Environment (defaults in brackets):
   SERVERS            servers to run [$ALL_SERVERS]
   ROUNDS             rounds per job; the table shows the median [2]
   RUNTIME, RAMP      fio runtime and ramp time per job, seconds [5, 1]
+  PRECONDITION       passes of nbdcopy writing the whole image into each export
+                     before the first job [2]
   SIZE               export size [1G]
   WORK               images and server state, removed on exit unless KEEP_WORK=1
                      [/dev/shm/nbd-compare]
@@ -141,7 +151,7 @@ copy_image() { cp --sparse=never "$WORK/base.img" "$1"; }
 
 # Start one server on $PORT, wait for it and fill its export. Returns non-zero to skip it.
 start_server() {
-  local name=$1 img="$WORK/$1.img" fill=nbdcopy bin cmd i
+  local name=$1 img="$WORK/$1.img" bin cmd i
   URI[$name]="nbd://127.0.0.1:$PORT/$EXPORT"
   case $name in
     nbdkit-memory)
@@ -149,17 +159,17 @@ start_server() {
       launch "$name" nbdkit -f -i 127.0.0.1 -p "$PORT" -e "$EXPORT" memory size="$SIZE_BYTES" ;;
     nbdkit-file)
       command -v nbdkit >/dev/null || { log "skip $name: nbdkit not installed"; return 1; }
-      copy_image "$img" || return 1; fill=
+      copy_image "$img" || return 1
       launch "$name" nbdkit -f -i 127.0.0.1 -p "$PORT" -e "$EXPORT" file "$img" ;;
     qemu-nbd)
       command -v qemu-nbd >/dev/null || { log "skip $name: qemu-nbd not installed"; return 1; }
-      copy_image "$img" || return 1; fill=
+      copy_image "$img" || return 1
       # -e: qemu-nbd serves only ONE client at a time by default; -t: survive disconnects.
       launch "$name" qemu-nbd -f raw -t -e 8 -b 127.0.0.1 -p "$PORT" -x "$EXPORT" \
         --cache="$QEMU_CACHE" --aio=threads "$img" ;;
     nbd-server)
       bin=$(find_nbd_server) || { log "skip $name: nbd-server binary not found"; return 1; }
-      copy_image "$img" || return 1; fill=
+      copy_image "$img" || return 1
       # Only newstyle exists since 3.10 (oldstyle=true is an error), so it is not set.
       printf '[generic]\nport = %s\nlistenaddr = 127.0.0.1\nallowlist = true\n[%s]\nexportname = %s\n' \
         "$PORT" "$EXPORT" "$img" >"$WORK/nbd-server.conf"
@@ -177,11 +187,11 @@ start_server() {
     *) log "unknown server '$name' (known: $ALL_SERVERS)"; return 1 ;;
   esac
   wait_ready "$name" || return 1
-  if [[ -n $fill ]]; then
-    log "$name: loading image with nbdcopy"
+  for ((i = 1; i <= PRECONDITION; i++)); do
+    log "$name: writing the image with nbdcopy, pass $i of $PRECONDITION"
     nbdcopy "$WORK/base.img" "${URI[$name]}" 2>>"$OUT/logs/$name.log" ||
-      { log "$name: nbdcopy fill failed (see $OUT/logs/$name.log)"; return 1; }
-  fi
+      { log "$name: nbdcopy pass $i failed (see $OUT/logs/$name.log)"; return 1; }
+  done
   MULTI[$name]=$(nbdinfo --can multi-conn "${URI[$name]}" 2>/dev/null && echo yes || echo no)
 }
 
@@ -257,7 +267,7 @@ main() {
 
   {
     echo "NBD comparison $(date -Is) on $(hostname), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "size=$SIZE rounds=$ROUNDS runtime=${RUNTIME}s ramp=${RAMP}s qemu-nbd cache=$QEMU_CACHE aio=threads"
+    echo "size=$SIZE rounds=$ROUNDS runtime=${RUNTIME}s ramp=${RAMP}s precondition=${PRECONDITION} passes qemu-nbd cache=$QEMU_CACHE aio=threads"
     printf 'multi-conn advertised:'; for name in "${RUNNING[@]}"; do printf ' %s=%s' "$name" "${MULTI[$name]}"; done; echo
     echo
     python3 "$HERE/report.py" summary "$OUT/results.csv"
