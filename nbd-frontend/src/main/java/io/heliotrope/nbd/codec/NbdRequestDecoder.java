@@ -16,8 +16,10 @@ import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_MAGIC;
 /**
  * Decodes transmission-phase requests. A WRITE payload is passed on once all of it has
  * arrived: as a retained slice when it came with its header, else in a buffer of its
- * own that each read is copied into once (the cumulation would copy it again on every
- * read, and on every growth). A WRITE longer than {@link io.heliotrope.nbd.protocol.NbdConstants#MAX_PAYLOAD}
+ * own. On a channel whose reads a {@link PayloadReceiveAllocator} allocates, the socket
+ * reads the rest of the payload straight into that buffer; elsewhere each read is
+ * copied into it once (the cumulation would copy it again on every read, and on every
+ * growth). A WRITE longer than {@link io.heliotrope.nbd.protocol.NbdConstants#MAX_PAYLOAD}
  * is passed on without payload while its bytes are skipped as they come, so no length
  * from the wire is ever allocated before it is checked, and a payload buffer grows with
  * the bytes that came, past {@value #PRESIZE_BYTES} bytes. A bad magic number means the
@@ -40,8 +42,33 @@ public final class NbdRequestDecoder extends ByteToMessageDecoder {
     private long discardRemaining;
     /** The payload of the WRITE being received, when it did not come with its header. */
     private ByteBuf payload;
+    /** The room of {@link #payload} last lent to a socket read, until the read's bytes come back here. */
+    private ByteBuf lent;
 
     static final int PRESIZE_BYTES = 1 << 20;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().config().getRecvByteBufAllocator() instanceof PayloadReceiveAllocator reads) {
+            reads.lendTo(this);
+        }
+    }
+
+    /**
+     * The rest of the payload being collected, for the next socket read to fill (it grows
+     * with the bytes that came, as {@link #decodePayload} grows it), or null when no
+     * payload is being collected.
+     */
+    ByteBuf payloadRoom() {
+        if (payload == null) {
+            return null;
+        }
+        if (!payload.isWritable()) {
+            payload.ensureWritable((int) Math.min(length - payload.writerIndex(), PRESIZE_BYTES));
+        }
+        lent = payload.retainedSlice(payload.writerIndex(), payload.writableBytes()).clear();
+        return lent;
+    }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
@@ -97,7 +124,15 @@ public final class NbdRequestDecoder extends ByteToMessageDecoder {
             }
             payload = ctx.alloc().directBuffer((int) Math.min(length, PRESIZE_BYTES), (int) length);
         }
-        payload.writeBytes(in, Math.min(in.readableBytes(), payload.maxWritableBytes()));
+        int received = Math.min(in.readableBytes(), payload.maxWritableBytes());
+        if (in == lent) {
+            // The socket read these bytes into the payload itself.
+            in.skipBytes(received);
+            payload.writerIndex(payload.writerIndex() + received);
+        } else {
+            payload.writeBytes(in, received);
+        }
+        lent = null;
         if (payload.readableBytes() == length) {
             out.add(new NbdRequest(flags, type, handle, offset, length, payload));
             payload = null;
@@ -111,5 +146,6 @@ public final class NbdRequestDecoder extends ByteToMessageDecoder {
             payload.release();
             payload = null;
         }
+        lent = null;
     }
 }

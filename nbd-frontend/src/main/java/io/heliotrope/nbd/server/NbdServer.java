@@ -3,6 +3,7 @@ package io.heliotrope.nbd.server;
 import io.heliotrope.nbd.ExportCatalog;
 import io.heliotrope.nbd.codec.NbdHandshakeHandler;
 import io.heliotrope.nbd.codec.NbdReplyEncoder;
+import io.heliotrope.nbd.codec.PayloadReceiveAllocator;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -57,6 +58,7 @@ public final class NbdServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel channel) {
                         channels.add(channel);
+                        channel.config().setRecvByteBufAllocator(new PayloadReceiveAllocator());
                         channel.pipeline()
                                 .addLast("replies", NbdReplyEncoder.INSTANCE)
                                 .addLast("handshake", new NbdHandshakeHandler(catalog, session -> new NbdTransmissionHandler(session, metrics)));

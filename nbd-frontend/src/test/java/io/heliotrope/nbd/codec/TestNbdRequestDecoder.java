@@ -134,6 +134,65 @@ class TestNbdRequestDecoder {
         assertThat(flush.handle()).isEqualTo(8);
     }
 
+    /** A channel whose reads, like a socket's, take their buffers from a {@link PayloadReceiveAllocator}. */
+    private EmbeddedChannel channelReadingInto(PayloadReceiveAllocator reads) {
+        EmbeddedChannel lending = new EmbeddedChannel();
+        lending.config().setAllocator(allocator);
+        lending.config().setRecvByteBufAllocator(reads);
+        lending.pipeline().addLast(new NbdRequestDecoder());
+        return lending;
+    }
+
+    @Test
+    void readsTheRestOfAPayloadStraightIntoItsBufferAndAllocateNothingMore() {
+        PayloadReceiveAllocator reads = new PayloadReceiveAllocator();
+        EmbeddedChannel lending = channelReadingInto(reads);
+        var handle = reads.newHandle();
+        ByteBuf between = handle.allocate(allocator);
+        assertThat(between.capacity()).as("no payload yet: a buffer of the usual size").isLessThan(NbdRequestDecoder.PRESIZE_BYTES);
+        between.release();
+
+        int length = 2 * NbdRequestDecoder.PRESIZE_BYTES + 3;
+        lending.writeInbound(header(0, NbdCommand.WRITE, 5, 0, length).writeBytes(new byte[] {0, 1, 2}));
+        int allocations = allocator.allocations();
+        int written = 3;
+        while (written < length) {
+            ByteBuf room = handle.allocate(allocator);
+            assertThat(room.writableBytes()).as("room within the rest of the payload").isBetween(1, length - written);
+            if (written < NbdRequestDecoder.PRESIZE_BYTES) {
+                assertThat(room.writableBytes()).as("room up to the end of the first buffer").isEqualTo(NbdRequestDecoder.PRESIZE_BYTES - written);
+            }
+            int chunk = Math.min(room.writableBytes(), 65_000);
+            for (int i = 0; i < chunk; i++) {
+                room.writeByte((written + i) % 251);
+            }
+            written += chunk;
+            lending.writeInbound(room);
+        }
+        assertThat(allocator.allocations()).as("buffers allocated while the payload came").isEqualTo(allocations);
+        NbdRequest write = lending.readInbound();
+        assertThat(write.payload().readableBytes()).isEqualTo(length);
+        for (int i = 0; i < length; i += 997) {
+            assertThat(write.payload().getByte(i)).isEqualTo((byte) (i % 251));
+        }
+        write.release();
+        ByteBuf after = handle.allocate(allocator);
+        assertThat(after.capacity()).as("payload complete: a buffer of the usual size again").isLessThan(NbdRequestDecoder.PRESIZE_BYTES);
+        after.release();
+        assertThat(lending.finish()).isFalse();
+    }
+
+    @Test
+    void aConnectionThatClosesWhileAReadHoldsPartOfThePayloadFreesBoth() {
+        PayloadReceiveAllocator reads = new PayloadReceiveAllocator();
+        EmbeddedChannel lending = channelReadingInto(reads);
+        lending.writeInbound(header(0, NbdCommand.WRITE, 9, 0, 1 << 20).writeZero(100));
+        ByteBuf room = reads.newHandle().allocate(allocator);
+        lending.close();
+        room.release();
+        // releaseEverything checks the payload was released by the handler and by the read
+    }
+
     @Test
     void aConnectionThatClosesMidPayloadFreesIt() {
         channel.writeInbound(header(0, NbdCommand.WRITE, 9, 0, 1 << 20).writeZero(100_000));
