@@ -32,29 +32,22 @@ import static java.util.Objects.requireNonNull;
  */
 final class ImageDevice implements BlockDevice {
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
-    static final int LARGE_BYTES = 256 << 10;
 
     private final OpenImage image;
     private final ImageSession session;
     private final BlockStore store;
     private final Executor executor;
-    private final Executor largeExecutor;
     private final ByteBufAllocator allocator;
     private final Runnable onClose;
     private final long imageId;
     private boolean closed;
 
-    /**
-     * @param executor runs store calls
-     * @param largeExecutor runs reads and writes of {@value #LARGE_BYTES} bytes or more, so that
-     * the store's work on them overlaps with the event loop receiving and sending others
-     */
-    ImageDevice(OpenImage image, BlockStore store, Executor executor, Executor largeExecutor, ByteBufAllocator allocator, Runnable onClose) {
+    /** @param executor runs store calls */
+    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
         this.session = image.session();
         this.store = requireNonNull(store, "store is null");
         this.executor = requireNonNull(executor, "executor is null");
-        this.largeExecutor = requireNonNull(largeExecutor, "largeExecutor is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.onClose = requireNonNull(onClose, "onClose is null");
         this.imageId = image.info().id();
@@ -99,7 +92,7 @@ final class ImageDevice implements BlockDevice {
                 buffer.release();
                 throw e;
             }
-        }, executorFor(length));
+        }, executor);
     }
 
     @Override
@@ -114,12 +107,7 @@ final class ImageDevice implements BlockDevice {
                 ByteBuffer source = data.nioBuffer();
                 readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
             }
-        }, executorFor(data.readableBytes()));
-    }
-
-    /** Where a read or write of {@code length} bytes runs. */
-    private Executor executorFor(int length) {
-        return length >= LARGE_BYTES ? largeExecutor : executor;
+        }, executor);
     }
 
     @Override

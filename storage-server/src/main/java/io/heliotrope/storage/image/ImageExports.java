@@ -34,7 +34,7 @@ public final class ImageExports implements ExportCatalog {
     private final ImageSessions sessions;
     private final BlockStore store;
     private final Executor deviceExecutor;
-    private final boolean inlineSmallCalls;
+    private final boolean inlineCalls;
     private final Executor sessionExecutor;
     private final ByteBufAllocator allocator;
     /** Images open or opening, with their connection counts. */
@@ -54,17 +54,17 @@ public final class ImageExports implements ExportCatalog {
     /**
      * @param deviceExecutor where store calls run; each connection's calls that go there
      * run in order, one at a time
-     * @param inlineSmallCalls whether calls other than reads and writes of {@value ImageDevice#LARGE_BYTES}
-     * bytes or more run on the caller (the NBD event loop) instead: for a store that never
-     * waits on a disk, where a hand-off to another thread costs more than the call
+     * @param inlineCalls whether store calls run on the caller (the NBD event loop) instead:
+     * for a store that never waits on a disk, where a hand-off to another thread costs more
+     * than the call (even a 1 MiB write, whose payload the event loop has just received)
      * @param sessionExecutor where sessions start and end (they may wait on the controller)
      */
-    public ImageExports(ImageSessions sessions, BlockStore store, Executor deviceExecutor, boolean inlineSmallCalls, Executor sessionExecutor,
+    public ImageExports(ImageSessions sessions, BlockStore store, Executor deviceExecutor, boolean inlineCalls, Executor sessionExecutor,
             ByteBufAllocator allocator) {
         this.sessions = requireNonNull(sessions, "sessions is null");
         this.store = requireNonNull(store, "store is null");
         this.deviceExecutor = requireNonNull(deviceExecutor, "deviceExecutor is null");
-        this.inlineSmallCalls = inlineSmallCalls;
+        this.inlineCalls = inlineCalls;
         this.sessionExecutor = requireNonNull(sessionExecutor, "sessionExecutor is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
@@ -93,8 +93,7 @@ public final class ImageExports implements ExportCatalog {
                 release(name);
                 throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
             }
-            Executor large = new SerialExecutor(deviceExecutor);
-            return new ImageDevice(open, store, inlineSmallCalls ? Runnable::run : large, large, allocator, () -> release(name));
+            return new ImageDevice(open, store, inlineCalls ? Runnable::run : new SerialExecutor(deviceExecutor), allocator, () -> release(name));
         });
     }
 

@@ -77,12 +77,8 @@ public final class StorageServer implements AutoCloseable {
             int storeThreads = config.storeThreads();
             ExecutorService executor = Executors.newFixedThreadPool(Math.max(1, storeThreads), new DefaultThreadFactory("store-io", true));
             components.push(() -> shutdown(executor));
-            log.info("site {}: block store calls run {}", config.site(),
-                    storeThreads > 0 ? "on " + storeThreads + " threads"
-                            : config.store() == SiteConfig.StoreKind.MEMORY ? "on the NBD event loops" : "on the NBD event loops, large reads and writes on a thread");
-            // The memory store's large reads and writes are memory copies too: a hand-off would only add to them.
-            ImageExports exports = new ImageExports(sessions, store, config.store() == SiteConfig.StoreKind.MEMORY ? Runnable::run : executor,
-                    storeThreads == 0, executor, ByteBufAllocator.DEFAULT);
+            log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
+            ImageExports exports = new ImageExports(sessions, store, executor, storeThreads == 0, executor, ByteBufAllocator.DEFAULT);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0), exports, new NbdMetrics(registry));
             components.push(nbd);
 
