@@ -207,6 +207,9 @@ JOBS=(
   "nbdcopy-to-null|nbdcopy|"
 )
 
+# CPU time counters from /proc/stat: "steal total", in clock ticks.
+cpu_ticks() { awk '/^cpu /{t = 0; for (i = 2; i <= 9; i++) t += $i; print $9, t}' /proc/stat; }
+
 record() { echo "$1,$2,$3,$4,$5,$6" >>"$OUT/results.csv"; log "  $4 r$5 $1: $6 $3 ($2)"; }
 
 # Run one job against one server; appends rows to results.csv.
@@ -256,6 +259,8 @@ main() {
   done
   ((${#RUNNING[@]})) || { log "no server could be started"; exit 1; }
   log "running: ${RUNNING[*]}; $ROUNDS round(s) x ${#JOBS[@]} jobs"
+  local ticks0 ticks1
+  read -ra ticks0 <<<"$(cpu_ticks)"
 
   for job in "${JOBS[@]}"; do
     IFS='|' read -r id kind args <<<"$job"
@@ -265,8 +270,13 @@ main() {
     done
   done
 
+  read -ra ticks1 <<<"$(cpu_ticks)"
   {
     echo "NBD comparison $(date -Is) on $(hostname), $(nproc) cores, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    # Steal: CPU time the hypervisor gave to others while this VM wanted it; above a few
+    # percent, absolute numbers drop and rounds scatter, and only the ratios compare.
+    awk -v s="$((ticks1[0] - ticks0[0]))" -v t="$((ticks1[1] - ticks0[1]))" \
+      'BEGIN { printf "CPU steal during the jobs: %.1f%%\n", (t > 0 ? 100 * s / t : 0) }'
     echo "size=$SIZE rounds=$ROUNDS runtime=${RUNTIME}s ramp=${RAMP}s precondition=${PRECONDITION} passes qemu-nbd cache=$QEMU_CACHE aio=threads"
     printf 'multi-conn advertised:'; for name in "${RUNNING[@]}"; do printf ' %s=%s' "$name" "${MULTI[$name]}"; done; echo
     echo
