@@ -46,10 +46,10 @@ Jobs (fio --ioengine=nbd; "2x16" = numjobs=2, i.e. two NBD connections, QD16 eac
 
 Servers (SERVERS, space separated; missing binaries are skipped with a note):
   nbdkit-memory   nbdkit memory plugin (peer of helio-memory)
-  nbdkit-file     nbdkit file plugin on a copy in \$WORK
+  nbdkit-file     nbdkit file plugin on a file in \$WORK
   nbd-server      reference nbd-server (PATH, NBD_SERVER_BIN, or fetched with
                   'apt-get download nbd-server' into \$NBD_SERVER_CACHE)
-  qemu-nbd        qemu-nbd -f raw --cache=\$QEMU_CACHE --aio=threads on a copy in \$WORK
+  qemu-nbd        qemu-nbd -f raw --cache=\$QEMU_CACHE --aio=threads on a file in \$WORK
   helio-rocksdb   \$HELIO_ROCKSDB_CMD
   helio-memory    \$HELIO_MEMORY_CMD
 
@@ -58,7 +58,7 @@ Environment (defaults in brackets):
   ROUNDS             rounds per job; the table shows the median [2]
   RUNTIME, RAMP      fio runtime and ramp time per job, seconds [5, 1]
   PRECONDITION       passes of nbdcopy writing the whole image into each export
-                     before the first job [2]
+                     before the first job; 0 leaves every export empty [2]
   SIZE               export size [1G]
   WORK               images and server state, removed on exit unless KEEP_WORK=1
                      [/dev/shm/nbd-compare]
@@ -147,7 +147,9 @@ find_nbd_server() {
   [[ -x $NBD_SERVER_CACHE/bin/nbd-server ]] && echo "$NBD_SERVER_CACHE/bin/nbd-server"
 }
 
-copy_image() { cp --sparse=never "$WORK/base.img" "$1"; }
+# The file a file-backed peer serves: empty, the size of the image; the preconditioning
+# passes write the image into it over NBD, as into every other export.
+empty_image() { rm -f "$1" && truncate -s "$SIZE_BYTES" "$1"; }
 
 # Start one server on $PORT, wait for it and fill its export. Returns non-zero to skip it.
 start_server() {
@@ -159,17 +161,17 @@ start_server() {
       launch "$name" nbdkit -f -i 127.0.0.1 -p "$PORT" -e "$EXPORT" memory size="$SIZE_BYTES" ;;
     nbdkit-file)
       command -v nbdkit >/dev/null || { log "skip $name: nbdkit not installed"; return 1; }
-      copy_image "$img" || return 1
+      empty_image "$img" || return 1
       launch "$name" nbdkit -f -i 127.0.0.1 -p "$PORT" -e "$EXPORT" file "$img" ;;
     qemu-nbd)
       command -v qemu-nbd >/dev/null || { log "skip $name: qemu-nbd not installed"; return 1; }
-      copy_image "$img" || return 1
+      empty_image "$img" || return 1
       # -e: qemu-nbd serves only ONE client at a time by default; -t: survive disconnects.
       launch "$name" qemu-nbd -f raw -t -e 8 -b 127.0.0.1 -p "$PORT" -x "$EXPORT" \
         --cache="$QEMU_CACHE" --aio=threads "$img" ;;
     nbd-server)
       bin=$(find_nbd_server) || { log "skip $name: nbd-server binary not found"; return 1; }
-      copy_image "$img" || return 1
+      empty_image "$img" || return 1
       # Only newstyle exists since 3.10 (oldstyle=true is an error), so it is not set.
       printf '[generic]\nport = %s\nlistenaddr = 127.0.0.1\nallowlist = true\n[%s]\nexportname = %s\n' \
         "$PORT" "$EXPORT" "$img" >"$WORK/nbd-server.conf"
