@@ -79,8 +79,9 @@ final class BlockFiles implements AutoCloseable {
         /** Syncs what was copied into the mappings, then what was written through the channel. */
         void force() throws IOException {
             for (int i = 0; i < chunks.length(); i++) {
-                if (chunks.get(i) != null) {
-                    chunks.get(i).force();
+                MappedByteBuffer chunk = chunks.get(i);
+                if (chunk != null) {
+                    chunk.force();
                 }
             }
             channel.force(false);
