@@ -22,6 +22,7 @@ NBD_SERVER_CACHE=${NBD_SERVER_CACHE:-$HOME/.cache/heliotrope-bench/nbd-server}
 # Single quotes on purpose: $PORT/$WORK/$SIZE are expanded when the command is launched.
 HELIO_ROCKSDB_CMD=${HELIO_ROCKSDB_CMD:-'exec bin/helio serve --store rocksdb --data-dir $WORK/helio-rocks --nbd-port $PORT --grpc-port 0 --metrics-port 0 --create-image $EXPORT=$SIZE'}
 HELIO_MEMORY_CMD=${HELIO_MEMORY_CMD:-'exec bin/helio serve --store memory --nbd-port $PORT --grpc-port 0 --metrics-port 0 --create-image $EXPORT=$SIZE'}
+HELIO_ARGS=${HELIO_ARGS:-}
 EXPORT=bench
 
 usage() {
@@ -68,6 +69,8 @@ Environment (defaults in brackets):
   START_TIMEOUT      seconds to wait for a server to accept connections [120]
   QEMU_CACHE         qemu-nbd cache mode [writeback]
   NBD_SERVER_BIN     path to nbd-server, overrides the lookup
+  HELIO_ARGS         flags added to both of our servers' commands, e.g. '--nbd-poll 0s'
+                     to have their event loops sleep at once, as the peers' threads do []
   HELIO_ROCKSDB_CMD, HELIO_MEMORY_CMD
                      commands that run our server in the foreground, serving export
                      '$EXPORT' of \$SIZE on port \$PORT; run with 'bash -c' from the repo
@@ -185,7 +188,7 @@ start_server() {
     helio-rocksdb|helio-memory)
       [[ $name == helio-rocksdb ]] && cmd=$HELIO_ROCKSDB_CMD || cmd=$HELIO_MEMORY_CMD
       log "$name: $cmd"
-      launch "$name" env -C "$REPO" bash -c "$cmd" ;;
+      launch "$name" env -C "$REPO" bash -c "$cmd $HELIO_ARGS" ;;
     *) log "unknown server '$name' (known: $ALL_SERVERS)"; return 1 ;;
   esac
   wait_ready "$name" || return 1
@@ -279,7 +282,7 @@ main() {
     # percent, absolute numbers drop and rounds scatter, and only the ratios compare.
     awk -v s="$((ticks1[0] - ticks0[0]))" -v t="$((ticks1[1] - ticks0[1]))" \
       'BEGIN { printf "CPU steal during the jobs: %.1f%%\n", (t > 0 ? 100 * s / t : 0) }'
-    echo "size=$SIZE rounds=$ROUNDS runtime=${RUNTIME}s ramp=${RAMP}s precondition=${PRECONDITION} passes qemu-nbd cache=$QEMU_CACHE aio=threads"
+    echo "size=$SIZE rounds=$ROUNDS runtime=${RUNTIME}s ramp=${RAMP}s precondition=${PRECONDITION} passes qemu-nbd cache=$QEMU_CACHE aio=threads${HELIO_ARGS:+ helio args: $HELIO_ARGS}"
     printf 'multi-conn advertised:'; for name in "${RUNNING[@]}"; do printf ' %s=%s' "$name" "${MULTI[$name]}"; done; echo
     echo
     python3 "$HERE/report.py" summary "$OUT/results.csv"

@@ -64,7 +64,7 @@ class TestNbdFuzz {
     @Test
     void realServerServesAWellBehavedClientAfterHostileOnes() throws IOException {
         TestingBlockDevice device = new TestingBlockDevice(DEVICE_SIZE, ByteBufAllocator.DEFAULT, true, false);
-        NbdServerConfig config = new NbdServerConfig(new InetSocketAddress("127.0.0.1", 0), 2);
+        NbdServerConfig config = new NbdServerConfig(new InetSocketAddress("127.0.0.1", 0), 2, NbdServerConfig.DEFAULT_POLL);
         try (NbdServer server = new NbdServer(config, new TestingExportCatalog(Map.of("disk", device)), new NbdMetrics(new SimpleMeterRegistry()))) {
             for (int i = 0; i < 300; i++) {
                 ByteBuf input = hostileInput(ByteBufAllocator.DEFAULT, i % 4);

@@ -11,6 +11,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
@@ -27,6 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.nio.channels.spi.SelectorProvider;
 import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
@@ -44,7 +46,8 @@ public final class NbdServer implements AutoCloseable {
         requireNonNull(catalog, "catalog is null");
         requireNonNull(metrics, "metrics is null");
         boolean epoll = Epoll.isAvailable();
-        IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        SelectStrategyFactory waits = () -> new PollingSelectStrategy(config.poll().toNanos(), System::nanoTime);
+        IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory(0, waits) : NioIoHandler.newFactory(SelectorProvider.provider(), waits);
         Class<? extends ServerChannel> channelType = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         group = new MultiThreadIoEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("nbd-io"), ioHandler);
         ServerBootstrap bootstrap = new ServerBootstrap()
@@ -70,7 +73,8 @@ public final class NbdServer implements AutoCloseable {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
-        log.info("NBD server listening on {} ({})", serverChannel.localAddress(), epoll ? "epoll" : "nio");
+        log.info("NBD server listening on {} ({}, event loops poll for up to {} µs before they sleep)", serverChannel.localAddress(), epoll ? "epoll" : "nio",
+                config.poll().toNanos() / 1000);
     }
 
     public InetSocketAddress localAddress() {

@@ -1,5 +1,7 @@
 package io.heliotrope.storage.server;
 
+import io.heliotrope.nbd.server.NbdServerConfig;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +24,7 @@ public record SiteConfig(
         Integer grpcPort,
         Integer metricsPort,
         Integer ioThreads,
+        Duration nbdPoll,
         Long blockCacheBytes,
         String controller,
         Duration checkpointInterval,
@@ -63,9 +66,13 @@ public record SiteConfig(
         nbdPort = requireNonNullElse(nbdPort, DEFAULT_NBD_PORT);
         grpcPort = requireNonNullElse(grpcPort, DEFAULT_GRPC_PORT);
         metricsPort = requireNonNullElse(metricsPort, DEFAULT_METRICS_PORT);
+        nbdPoll = requireNonNullElse(nbdPoll, NbdServerConfig.DEFAULT_POLL);
         blockCacheBytes = requireNonNullElse(blockCacheBytes, 256L << 20);
         checkpointInterval = requireNonNullElse(checkpointInterval, Duration.ofSeconds(5));
         checkpointBlocks = requireNonNullElse(checkpointBlocks, 65_536L);
+        if (nbdPoll.isNegative()) {
+            throw new IllegalArgumentException("nbdPoll must not be negative: " + nbdPoll);
+        }
         if (checkpointInterval.isNegative() || checkpointInterval.isZero() || checkpointBlocks < 1) {
             throw new IllegalArgumentException("checkpointInterval and checkpointBlocks must be positive");
         }

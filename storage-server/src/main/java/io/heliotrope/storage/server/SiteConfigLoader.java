@@ -55,7 +55,7 @@ public final class SiteConfigLoader {
     }
 
     private static String text(Object value) {
-        return value instanceof Duration duration ? duration.toMillis() + "ms" : value.toString();
+        return value instanceof Duration duration ? duration.toNanos() / 1000 + "us" : value.toString();
     }
 
     private static ObjectNode asObject(JsonNode node, Path file) {

@@ -79,7 +79,7 @@ public final class StorageServer implements AutoCloseable {
             components.push(() -> shutdown(executor));
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
             ImageExports exports = new ImageExports(sessions, store, executor, storeThreads == 0, executor, ByteBufAllocator.DEFAULT);
-            nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0), exports, new NbdMetrics(registry));
+            nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), exports, new NbdMetrics(registry));
             components.push(nbd);
 
             grpc = Grpc.newServerBuilderForPort(config.grpcPort(), InsecureServerCredentials.create())

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TestDurations {
     @Test
     void parsesEveryUnit() {
+        assertThat(Durations.parse("250us")).isEqualTo(Duration.ofNanos(250_000));
         assertThat(Durations.parse("500ms")).isEqualTo(Duration.ofMillis(500));
         assertThat(Durations.parse(" 5s ")).isEqualTo(Duration.ofSeconds(5));
         assertThat(Durations.parse("2M")).isEqualTo(Duration.ofMinutes(2));
@@ -19,7 +20,7 @@ class TestDurations {
     @Test
     void refusesWhatIsNotADuration() {
         assertThatThrownBy(() -> Durations.parse("5"))
-                .hasMessage("invalid duration '5': use a number with ms, s, m or h, like 5s");
+                .hasMessage("invalid duration '5': use a number with us, ms, s, m or h, like 5s");
         assertThatThrownBy(() -> Durations.parse("-1s")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Durations.parse("9999999999999999h")).hasMessage("invalid duration '9999999999999999h': too long");
     }
