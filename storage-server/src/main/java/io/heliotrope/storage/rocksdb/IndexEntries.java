@@ -56,6 +56,10 @@ final class IndexEntries {
         return ByteBuffer.allocate(CRC).putLong(version).put(STATE_ZERO).put((byte) slot).array();
     }
 
+    static long version(byte[] entry) {
+        return ByteBuffer.wrap(entry).getLong();
+    }
+
     static boolean isData(byte[] entry) {
         return entry[STATE] == STATE_DATA;
     }
@@ -90,7 +94,7 @@ final class IndexEntries {
 
     /** The block entry that a group entry gives its {@code index}-th block. */
     static byte[] ofGroup(byte[] group, int index) {
-        long version = ByteBuffer.wrap(group).getLong();
+        long version = version(group);
         int slot = group[GROUP_SLOTS + index / 8] >> index % 8 & 1;
         return isData(group) ? dataEntry(version, slot, ByteBuffer.wrap(group).getInt(GROUP_CRCS + index * 4)) : zeroEntry(version, slot);
     }

@@ -33,8 +33,11 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -56,6 +59,7 @@ import static io.heliotrope.storage.rocksdb.IndexEntries.isData;
 import static io.heliotrope.storage.rocksdb.IndexEntries.isGroupKey;
 import static io.heliotrope.storage.rocksdb.IndexEntries.key;
 import static io.heliotrope.storage.rocksdb.IndexEntries.ofGroup;
+import static io.heliotrope.storage.rocksdb.IndexEntries.version;
 import static io.heliotrope.storage.rocksdb.IndexEntries.zeroEntry;
 import static io.heliotrope.storage.rocksdb.IndexEntries.zeroGroupEntry;
 import static java.util.Objects.requireNonNull;
@@ -96,6 +100,9 @@ public final class RocksBlockStore implements BlockStore {
     private static final int MAX_UNSYNCED_BLOCKS = 1 << 18;
     private static final int MAX_BATCH_GROUPS = 64;
     private static final int MARK_BATCH = 1024;
+    /** Scattered groups remembered at most, and gathered after one sync. */
+    private static final int MAX_SCATTERED = 4096;
+    private static final int GATHER_PER_SYNC = 256;
     private static final long SPIN_NANOS = 50_000;
     private static final long WRITE_BUFFER_BYTES = 2L << 20;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
@@ -115,6 +122,10 @@ public final class RocksBlockStore implements BlockStore {
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Guarded by {@code writeLock}. */
     private final FreeSlots freeSlots = new FreeSlots(this::loadSlots);
+    /** Guarded by {@code writeLock}: whole groups a write left with blocks in both slots, see {@link #gatherScattered()}. */
+    private final Set<GroupRef> scattered = new LinkedHashSet<>();
+    /** Guarded by {@code writeLock}: a group's moved blocks on their way, made on first use. */
+    private ByteBuffer gatherBuffer;
     private long syncs;
     private final ColumnFamilyHandle counters;
     private final WriteOptions asyncWrite;
@@ -331,6 +342,7 @@ public final class RocksBlockStore implements BlockStore {
         writeLock.lock();
         try {
             freeSlots.forget(imageId);
+            scattered.removeIf(ref -> ref.imageId() == imageId);
         } finally {
             writeLock.unlock();
         }
@@ -470,16 +482,7 @@ public final class RocksBlockStore implements BlockStore {
                 heldData[i] = freeSlots.nextHeldData(imageId, firstBlock + i);
                 crcs[i] = checksum(source.slice(start + i * BLOCK_SIZE, BLOCK_SIZE));
             }
-            // Runs of blocks that lie together in the file, and whose slots all held data before or none did.
-            for (int from = 0, to; from < count; from = to) {
-                long offset = BlockFiles.offset(firstBlock + from, slots[from]);
-                to = from + 1;
-                while (to < count && heldData[to] == heldData[from]
-                        && BlockFiles.offset(firstBlock + to, slots[to]) == offset + (long) (to - from) * BLOCK_SIZE) {
-                    to++;
-                }
-                files.write(imageId, offset, source.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE), heldData[from]);
-            }
+            writeRuns(imageId, firstBlock, source.slice(start, count * BLOCK_SIZE), slots, heldData, 0, count);
             for (int i = 0; i < count; i++) {
                 long block = firstBlock + i;
                 byte[] key = key(imageId, block);
@@ -488,6 +491,9 @@ public final class RocksBlockStore implements BlockStore {
                 } else if (block % GROUP == 0) {
                     deleteBlockEntries(batch, imageId, block / GROUP);
                     batch.put(blocks, groupKey(imageId, block / GROUP), dataGroupEntry(version, slots, crcs, i));
+                    if (scattered.size() < MAX_SCATTERED && inBothSlots(slots, i)) {
+                        scattered.add(new GroupRef(imageId, block / GROUP));
+                    }
                 }
                 if (trackDirty) {
                     batch.put(dirty, key, dirtyMeta);
@@ -499,6 +505,7 @@ public final class RocksBlockStore implements BlockStore {
             }
             if (sync || freeSlots.unsyncedBlocks() > MAX_UNSYNCED_BLOCKS) {
                 syncLocked();
+                gatherScattered();
             }
         } catch (RocksDBException e) {
             throw failure("write image " + imageId, e);
@@ -506,6 +513,102 @@ public final class RocksBlockStore implements BlockStore {
             writeLock.unlock();
         }
         source.position(start + count * BLOCK_SIZE);
+    }
+
+    /**
+     * Writes blocks {@code from} to {@code to} of {@code source} (block {@code i} at
+     * {@code i * BLOCK_SIZE}) into their {@code slots}, in runs of blocks that lie together in
+     * the file and whose slots all held data before or none did.
+     */
+    private void writeRuns(long imageId, long firstBlock, ByteBuffer source, int[] slots, boolean[] heldData, int from, int to) {
+        for (int end; from < to; from = end) {
+            long offset = BlockFiles.offset(firstBlock + from, slots[from]);
+            end = from + 1;
+            while (end < to && heldData[end] == heldData[from]
+                    && BlockFiles.offset(firstBlock + end, slots[end]) == offset + (long) (end - from) * BLOCK_SIZE) {
+                end++;
+            }
+            files.write(imageId, offset, source.slice(from * BLOCK_SIZE, (end - from) * BLOCK_SIZE), heldData[from]);
+        }
+    }
+
+    /** Whether the group whose slots start at {@code from} has blocks in both. */
+    private static boolean inBothSlots(int[] slots, int from) {
+        for (int i = from + 1; i < from + GROUP; i++) {
+            if (slots[i] != slots[from]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Moves the blocks of groups that whole-group writes left in both slots into the slot
+     * most of each group's blocks are in, so the group's next writes land in one run of the
+     * file again. Random writes scatter a group's blocks over both slots, and every later
+     * write of the group flips each block, so without this the scatter stays for good
+     * (1 MiB writes over NBD on tmpfs: 1.5 GB/s scattered, 2.3–2.6 GB/s in one run).
+     *
+     * <p>Runs right after a sync, so every block's other slot is free; a moved block counts as
+     * written, so its old slot, where the synced index still points, is not reused before the
+     * next sync. Moves only groups whose blocks all still hold the data of one write; the
+     * rest wait for their next whole-group write. At most {@value #GATHER_PER_SYNC} groups
+     * (1 MiB each) per sync, so writes wait briefly.
+     */
+    private void gatherScattered() throws RocksDBException {
+        Iterator<GroupRef> pending = scattered.iterator();
+        for (int gathered = 0; gathered < GATHER_PER_SYNC && pending.hasNext(); gathered++) {
+            GroupRef ref = pending.next();
+            pending.remove();
+            gather(ref.imageId(), ref.group() * GROUP);
+        }
+    }
+
+    private void gather(long imageId, long first) throws RocksDBException {
+        byte[][] entries = entries(imageId, first, GROUP);
+        int[] slots = new int[GROUP];
+        int[] crcs = new int[GROUP];
+        int inSlotOne = 0;
+        for (int i = 0; i < GROUP; i++) {
+            if (entries[i] == null || !isData(entries[i]) || version(entries[i]) != version(entries[0])) {
+                return;
+            }
+            slots[i] = entries[i][SLOT];
+            crcs[i] = crc(entries[i]);
+            inSlotOne += slots[i];
+        }
+        int target = inSlotOne * 2 > GROUP ? 1 : 0;
+        if (gatherBuffer == null) {
+            gatherBuffer = ByteBuffer.allocateDirect(GROUP * BLOCK_SIZE);
+        }
+        int[] targets = new int[GROUP];
+        Arrays.fill(targets, target);
+        boolean[] heldData = new boolean[GROUP];
+        for (int from = 0, to; from < GROUP; from = to) {
+            to = from + 1;
+            if (slots[from] == target) {
+                continue;
+            }
+            while (to < GROUP && slots[to] != target) {
+                to++;
+            }
+            ByteBuffer moved = gatherBuffer.slice(from * BLOCK_SIZE, (to - from) * BLOCK_SIZE);
+            files.read(imageId, BlockFiles.offset(first + from, slots[from]), moved);
+            for (int i = from; i < to; i++) {
+                heldData[i] = freeSlots.nextHeldData(imageId, first + i);
+            }
+            writeRuns(imageId, first, gatherBuffer, targets, heldData, from, to);
+        }
+        try (WriteBatch batch = new WriteBatch()) {
+            deleteBlockEntries(batch, imageId, first / GROUP);
+            batch.put(blocks, groupKey(imageId, first / GROUP), dataGroupEntry(version(entries[0]), targets, crcs, 0));
+            db.write(asyncWrite, batch);
+        }
+        for (int i = 0; i < GROUP; i++) {
+            if (slots[i] != target) {
+                freeSlots.wrote(imageId, first + i, target);
+            }
+        }
     }
 
     /**
@@ -794,8 +897,11 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     private static BlockVersion blockVersion(long block, byte[] value) {
-        return new BlockVersion(block, ByteBuffer.wrap(value).getLong(), value[STATE] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
+        return new BlockVersion(block, version(value), value[STATE] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
     }
+
+    /** A whole group of one image. */
+    private record GroupRef(long imageId, long group) {}
 
     private static byte[] viewSeqKey(long imageId) {
         return ByteBuffer.allocate(VIEW_SEQ.length + 8).put(VIEW_SEQ).putLong(imageId).array();

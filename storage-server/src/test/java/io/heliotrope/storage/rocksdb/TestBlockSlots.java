@@ -168,6 +168,52 @@ class TestBlockSlots {
     }
 
     @Test
+    void aWholeGroupWriteOverScatteredBlocksHasThemGatheredIntoOneSlotAfterTheNextSync() throws IOException {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 256 * BLOCK_SIZE);
+            store.write(image.id(), 0, group(0), 1, true);
+            for (int block = 0; block < 100; block += 2) {
+                store.write(image.id(), block, block(200), 2, false);
+            }
+            store.sync();
+            // 50 blocks take slot 0 and 206 slot 1; the sync this write asks for moves the 50 to slot 1.
+            store.write(image.id(), 0, group(7), 3, true);
+            assertThat(slotHolds(image.id(), 1, 7)).as("every block's data in slot 1").isTrue();
+            long syncs = store.syncs();
+            store.write(image.id(), 0, group(11), 4, false);
+            assertThat(store.syncs()).as("the moved blocks' old slots, where the synced index points, are reused only after a sync")
+                    .isEqualTo(syncs + 1);
+            assertThat(slotHolds(image.id(), 0, 11)).as("the next write of the group lands in one run").isTrue();
+            assertThat(read(store, image.id(), 0, 256)).isEqualTo(group(11));
+        }
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            assertThat(read(store, store.image("disk").id(), 0, 256)).isEqualTo(group(11));
+        }
+    }
+
+    /** A group whose block {@code i} is filled with {@code (i + shift) % 256}. */
+    private static ByteBuffer group(int shift) {
+        ByteBuffer group = ByteBuffer.allocate(256 * BLOCK_SIZE);
+        for (int i = 0; i < 256; i++) {
+            group.put(block((i + shift) % 256));
+        }
+        return group.flip();
+    }
+
+    /** Whether {@code slot} of every block of the image's first group holds {@link #group(int) group(shift)}'s data. */
+    private boolean slotHolds(long imageId, int slot, int shift) throws IOException {
+        try (RandomAccessFile file = new RandomAccessFile(blockFile(imageId).toFile(), "r")) {
+            for (int i = 0; i < 256; i++) {
+                file.seek(BlockFiles.offset(i, slot));
+                if (file.read() != (i + shift) % 256) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    @Test
     void reportsDataThatFailsItsChecksum() throws IOException {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", BLOCK_SIZE);
