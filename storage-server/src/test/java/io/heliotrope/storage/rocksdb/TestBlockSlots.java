@@ -178,17 +178,43 @@ class TestBlockSlots {
             store.sync();
             // 50 blocks take slot 0 and 206 slot 1; the sync this write asks for moves the 50 to slot 1.
             store.write(image.id(), 0, group(7), 3, true);
-            assertThat(slotHolds(image.id(), 1, 7)).as("every block's data in slot 1").isTrue();
+            assertThat(slotHolds(image.id(), 0, 1, 7)).as("every block's data in slot 1").isTrue();
             long syncs = store.syncs();
             store.write(image.id(), 0, group(11), 4, false);
             assertThat(store.syncs()).as("the moved blocks' old slots, where the synced index points, are reused only after a sync")
                     .isEqualTo(syncs + 1);
-            assertThat(slotHolds(image.id(), 0, 11)).as("the next write of the group lands in one run").isTrue();
+            assertThat(slotHolds(image.id(), 0, 0, 11)).as("the next write of the group lands in one run").isTrue();
             assertThat(read(store, image.id(), 0, 256)).isEqualTo(group(11));
         }
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             assertThat(read(store, store.image("disk").id(), 0, 256)).isEqualTo(group(11));
         }
+    }
+
+    @Test
+    void aRewriteThatSyncsFirstHasTheOtherScatteredGroupsGatheredButNotItsOwn() throws IOException {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
+            store.write(image.id(), 0, twoGroups(0), 1, true);
+            for (int block = 0; block < 512; block += 3) {
+                store.write(image.id(), block, block(200), 2, false);
+            }
+            store.sync();
+            store.write(image.id(), 0, twoGroups(7), 3, false);
+            assertThat(slotHolds(image.id(), 1, 0, 7) || slotHolds(image.id(), 1, 1, 7)).as("group 1 is scattered").isFalse();
+            // Group 0 was written since the sync, so this write syncs first; then group 1 has nothing unsynced and is gathered.
+            store.write(image.id(), 0, group(9), 4, false);
+            assertThat(slotHolds(image.id(), 1, 1, 7)).as("group 1's data in slot 1, where most of its blocks were").isTrue();
+            assertThat(slotHolds(image.id(), 0, 0, 9) || slotHolds(image.id(), 0, 1, 9))
+                    .as("group 0 was just written: its blocks' other slots hold their synced copies, so it waits").isFalse();
+            ByteBuffer all = read(store, image.id(), 0, 512);
+            assertThat(all.slice(0, 256 * BLOCK_SIZE)).isEqualTo(group(9));
+            assertThat(all.slice(256 * BLOCK_SIZE, 256 * BLOCK_SIZE)).isEqualTo(group(7));
+        }
+    }
+
+    private static ByteBuffer twoGroups(int shift) {
+        return ByteBuffer.allocate(512 * BLOCK_SIZE).put(group(shift)).put(group(shift)).flip();
     }
 
     /** A group whose block {@code i} is filled with {@code (i + shift) % 256}. */
@@ -200,11 +226,11 @@ class TestBlockSlots {
         return group.flip();
     }
 
-    /** Whether {@code slot} of every block of the image's first group holds {@link #group(int) group(shift)}'s data. */
-    private boolean slotHolds(long imageId, int slot, int shift) throws IOException {
+    /** Whether {@code slot} of every block of one of the image's groups holds {@link #group(int) group(shift)}'s data. */
+    private boolean slotHolds(long imageId, int group, int slot, int shift) throws IOException {
         try (RandomAccessFile file = new RandomAccessFile(blockFile(imageId).toFile(), "r")) {
             for (int i = 0; i < 256; i++) {
-                file.seek(BlockFiles.offset(i, slot));
+                file.seek(BlockFiles.offset(group * 256L + i, slot));
                 if (file.read() != (i + shift) % 256) {
                     return false;
                 }
