@@ -24,7 +24,7 @@ public final class PayloadReceiveAllocator implements RecvByteBufAllocator {
     }
 
     @Override
-    public Handle newHandle() {
+    public ExtendedHandle newHandle() {
         return new LendingHandle((ExtendedHandle) sizes.newHandle());
     }
 

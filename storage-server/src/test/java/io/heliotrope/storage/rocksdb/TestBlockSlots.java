@@ -170,12 +170,7 @@ class TestBlockSlots {
     @Test
     void aWholeGroupWriteOverScatteredBlocksHasThemGatheredIntoOneSlotAfterTheNextSync() throws IOException {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
-            ImageInfo image = store.createImage("disk", 256 * BLOCK_SIZE);
-            store.write(image.id(), 0, group(0), 1, true);
-            for (int block = 0; block < 100; block += 2) {
-                store.write(image.id(), block, block(200), 2, false);
-            }
-            store.sync();
+            ImageInfo image = withBlocksInSlotOne(store, 1, 100, 2);
             // 50 blocks take slot 0 and 206 slot 1; the sync this write asks for moves the 50 to slot 1.
             store.write(image.id(), 0, group(7), 3, true);
             assertThat(slotHolds(image.id(), 0, 1, 7)).as("every block's data in slot 1").isTrue();
@@ -194,12 +189,7 @@ class TestBlockSlots {
     @Test
     void aRewriteThatSyncsFirstHasTheOtherScatteredGroupsGatheredButNotItsOwn() throws IOException {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
-            ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
-            store.write(image.id(), 0, twoGroups(0), 1, true);
-            for (int block = 0; block < 512; block += 3) {
-                store.write(image.id(), block, block(200), 2, false);
-            }
-            store.sync();
+            ImageInfo image = withBlocksInSlotOne(store, 2, 512, 3);
             store.write(image.id(), 0, twoGroups(7), 3, false);
             assertThat(slotHolds(image.id(), 1, 0, 7) || slotHolds(image.id(), 1, 1, 7)).as("group 1 is scattered").isFalse();
             // Group 0 was written since the sync, so this write syncs first; then group 1 has nothing unsynced and is gathered.
@@ -211,6 +201,20 @@ class TestBlockSlots {
             assertThat(all.slice(0, 256 * BLOCK_SIZE)).isEqualTo(group(9));
             assertThat(all.slice(256 * BLOCK_SIZE, 256 * BLOCK_SIZE)).isEqualTo(group(7));
         }
+    }
+
+    /**
+     * An image of {@code groups} groups written whole into slot 0, then every
+     * {@code step}-th block below {@code end} rewritten into slot 1, and synced.
+     */
+    private static ImageInfo withBlocksInSlotOne(RocksBlockStore store, int groups, int end, int step) {
+        ImageInfo image = store.createImage("disk", groups * 256L * BLOCK_SIZE);
+        store.write(image.id(), 0, ByteBuffer.allocate(groups * 256 * BLOCK_SIZE), 1, true);
+        for (int block = 0; block < end; block += step) {
+            store.write(image.id(), block, block(200), 2, false);
+        }
+        store.sync();
+        return image;
     }
 
     private static ByteBuffer twoGroups(int shift) {
