@@ -295,7 +295,7 @@ public final class RocksBlockStore implements BlockStore {
                 writeDurably(batch);
                 catalog.put(name, updated);
                 if (shrink) {
-                    freeSlots.forget(old.id());
+                    forget(old.id());
                 }
                 files.resize(old.id(), resized.blockCount());
             } catch (RocksDBException e) {
@@ -558,14 +558,22 @@ public final class RocksBlockStore implements BlockStore {
      * where the synced index still points, is not reused before the next sync. Groups whose
      * blocks no longer all hold the data of one write are dropped; they wait for their next
      * whole-group write. At most {@value #GATHER_PER_SYNC} groups (1 MiB each) at a time, so
-     * writes wait briefly.
+     * writes wait briefly. A group that fails to move (a full disk, say) is dropped and the
+     * rest wait for the next sync: the write that got here succeeded, and so it returns.
      */
-    private void gatherScattered() throws RocksDBException {
+    private void gatherScattered() {
         Iterator<GroupRef> pending = scattered.iterator();
         for (int tried = 0; tried < GATHER_PER_SYNC && pending.hasNext(); tried++) {
             GroupRef ref = pending.next();
-            if (gather(ref.imageId(), ref.group() * GROUP)) {
+            try {
+                if (gather(ref.imageId(), ref.group() * GROUP)) {
+                    pending.remove();
+                }
+            } catch (RocksDBException | RuntimeException e) {
                 pending.remove();
+                log.warn("could not gather group {} of image {} into one slot; its blocks stay where they are: {}", ref.group(), ref.imageId(),
+                        HeliotropeException.rootMessage(e));
+                return;
             }
         }
     }

@@ -70,8 +70,8 @@ public record SiteConfig(
         blockCacheBytes = requireNonNullElse(blockCacheBytes, 256L << 20);
         checkpointInterval = requireNonNullElse(checkpointInterval, Duration.ofSeconds(5));
         checkpointBlocks = requireNonNullElse(checkpointBlocks, 65_536L);
-        if (nbdPoll.isNegative()) {
-            throw new IllegalArgumentException("nbdPoll must not be negative: " + nbdPoll);
+        if (nbdPoll.isNegative() || nbdPoll.compareTo(NbdServerConfig.MAX_POLL) > 0) {
+            throw new IllegalArgumentException("nbdPoll must be between 0s and " + NbdServerConfig.MAX_POLL.toSeconds() + "s: " + nbdPoll);
         }
         if (checkpointInterval.isNegative() || checkpointInterval.isZero() || checkpointBlocks < 1) {
             throw new IllegalArgumentException("checkpointInterval and checkpointBlocks must be positive");

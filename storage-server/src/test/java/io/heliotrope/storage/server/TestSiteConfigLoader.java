@@ -46,5 +46,7 @@ class TestSiteConfigLoader {
                 .hasMessage("invalid site configuration (command line): dataDir is required for the rocksdb store");
         assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "nbdPort", 70000)))
                 .hasMessage("invalid site configuration (command line): port out of range: 70000");
+        assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "nbdPoll", Duration.ofSeconds(2))))
+                .hasMessage("invalid site configuration (command line): nbdPoll must be between 0s and 1s: PT2S");
     }
 }
