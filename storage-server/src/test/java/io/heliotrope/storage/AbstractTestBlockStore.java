@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +58,25 @@ public abstract class AbstractTestBlockStore {
         byte[] bytes = new byte[count * BLOCK_SIZE];
         buffer.flip().get(bytes);
         return bytes;
+    }
+
+    @Test
+    void everyWholeGroupWriteReplacesWhatWritesAndZeroesGaveItsBlocksBefore() throws Exception {
+        ImageInfo image = store.createImage("groups", 256 * BLOCK_SIZE);
+        store.write(image.id(), 0, blocks(256, 1, false), 1, false);
+        List<Consumer<Long>> changesToOneBlock = List.of(
+                version -> store.write(image.id(), 6, blocks(1, 200, false), version, false),
+                version -> store.zero(image.id(), 7, 1, version, false),
+                version -> store.zeroBlocks(image.id(), new long[] {8}, version, false));
+        long version = 2;
+        for (Consumer<Long> change : changesToOneBlock) {
+            change.accept(version++);
+            store.write(image.id(), 0, blocks(256, (int) version, false), version, false);
+            assertThat(read(image.id(), 0, 256, false)).isEqualTo(blocks(256, (int) version, false).array());
+            version++;
+        }
+        reopen();
+        assertThat(read(image.id(), 0, 256, false)).isEqualTo(blocks(256, (int) version - 1, false).array());
     }
 
     @Test

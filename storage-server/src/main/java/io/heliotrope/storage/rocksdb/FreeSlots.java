@@ -40,6 +40,10 @@ final class FreeSlots {
     private final Map<Long, Map<Long, Chunk>> images = new HashMap<>();
     private final List<Chunk> withUnsynced = new ArrayList<>();
     private int unsyncedBlocks;
+    /** The chunk used last, found without two map lookups: a write asks about each of its blocks in turn. */
+    private Chunk last;
+    private long lastImageId;
+    private long lastIndex;
 
     FreeSlots(Loader loader) {
         this.loader = requireNonNull(loader, "loader is null");
@@ -90,6 +94,7 @@ final class FreeSlots {
     /** Drops what is known of an image, after it was deleted or shrunk. */
     void forget(long imageId) {
         Map<Long, Chunk> chunks = images.remove(imageId);
+        last = null;
         if (chunks != null) {
             for (Chunk chunk : chunks.values()) {
                 unsyncedBlocks -= chunk.unsynced.cardinality();
@@ -100,7 +105,17 @@ final class FreeSlots {
     }
 
     private Chunk chunk(long imageId, long block) {
-        return images.computeIfAbsent(imageId, id -> new HashMap<>()).computeIfAbsent(block / CHUNK_BLOCKS, index -> {
+        long index = block / CHUNK_BLOCKS;
+        if (last == null || lastImageId != imageId || lastIndex != index) {
+            last = lookUp(imageId, index);
+            lastImageId = imageId;
+            lastIndex = index;
+        }
+        return last;
+    }
+
+    private Chunk lookUp(long imageId, long chunkIndex) {
+        return images.computeIfAbsent(imageId, id -> new HashMap<>()).computeIfAbsent(chunkIndex, index -> {
             Chunk chunk = new Chunk();
             loader.load(imageId, index * CHUNK_BLOCKS, CHUNK_BLOCKS, (found, slot, data) -> {
                 chunk.nextIsOne.set(bit(found), slot == 0);

@@ -46,6 +46,7 @@ import java.util.zip.CRC32C;
 import static io.heliotrope.storage.ImageNames.checkName;
 import static io.heliotrope.storage.ImageNames.checkSize;
 import static io.heliotrope.storage.rocksdb.BlockFiles.GROUP;
+import static io.heliotrope.storage.rocksdb.IndexCache.NO_DATA;
 import static io.heliotrope.storage.rocksdb.IndexEntries.SLOT;
 import static io.heliotrope.storage.rocksdb.IndexEntries.STATE;
 import static io.heliotrope.storage.rocksdb.IndexEntries.STATE_DATA;
@@ -85,7 +86,8 @@ import static java.util.Objects.requireNonNull;
  * block written a second time since the last {@link #sync()} (which syncs the block
  * files, then the WAL) is synced first, and the block files are synced before RocksDB
  * flushes a memtable. So the block files need no cleaning, and a crash shows each block
- * at a version with its own data.
+ * at a version with its own data. Reads of many blocks find them through an
+ * {@link IndexCache} of whole groups, which every change to the index invalidates.
  */
 public final class RocksBlockStore implements BlockStore {
     static {
@@ -106,6 +108,8 @@ public final class RocksBlockStore implements BlockStore {
     private static final long SPIN_NANOS = 50_000;
     private static final long WRITE_BUFFER_BYTES = 2L << 20;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
+    /** Reads of this many blocks (256 KiB) or more cache the index entries of the groups they touch. */
+    private static final int CACHING_READ_BLOCKS = 64;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final RocksDB db;
@@ -114,6 +118,7 @@ public final class RocksBlockStore implements BlockStore {
     private final ColumnFamilyHandle dirty;
     private final ColumnFamilyHandle view;
     private final BlockFiles files;
+    private final IndexCache cache = new IndexCache();
     /**
      * Serializes changes to the blocks column family, so each write picks the free slot
      * of the entry it replaces. Reads take no lock: a read that races a second write to
@@ -122,6 +127,8 @@ public final class RocksBlockStore implements BlockStore {
     private final ReentrantLock writeLock = new ReentrantLock();
     /** Guarded by {@code writeLock}. */
     private final FreeSlots freeSlots = new FreeSlots(this::loadSlots);
+    /** Guarded by {@code writeLock}. */
+    private final GroupsWithoutBlockEntries withoutBlockEntries = new GroupsWithoutBlockEntries();
     /** Guarded by {@code writeLock}: whole groups a write left with blocks in both slots, see {@link #gatherScattered()}. */
     private final Set<GroupRef> scattered = new LinkedHashSet<>();
     /** Guarded by {@code writeLock}: a group's moved blocks on their way, made on first use. */
@@ -265,6 +272,7 @@ public final class RocksBlockStore implements BlockStore {
             } catch (RocksDBException e) {
                 throw failure("delete image " + name, e);
             }
+            cache.changedAll();
             catalog.remove(name);
             forget(id);
             files.delete(id);
@@ -295,6 +303,7 @@ public final class RocksBlockStore implements BlockStore {
                 writeDurably(batch);
                 catalog.put(name, updated);
                 if (shrink) {
+                    cache.changedAll();
                     forget(old.id());
                 }
                 files.resize(old.id(), resized.blockCount());
@@ -342,6 +351,7 @@ public final class RocksBlockStore implements BlockStore {
         writeLock.lock();
         try {
             freeSlots.forget(imageId);
+            withoutBlockEntries.forget(imageId);
             scattered.removeIf(ref -> ref.imageId() == imageId);
         } finally {
             writeLock.unlock();
@@ -374,23 +384,25 @@ public final class RocksBlockStore implements BlockStore {
     @Override
     public void read(long imageId, long firstBlock, int count, ByteBuffer destination) {
         int start = destination.position();
-        byte[][] entries = entries(imageId, firstBlock, count);
+        byte[] slots = new byte[count];
+        int[] crcs = new int[count];
+        locate(imageId, firstBlock, count, slots, crcs);
         // Blocks in the same slot of one group lie together in the file: read each such run at once.
         for (int from = 0, to; from < count; from = to) {
-            long offset = dataOffset(firstBlock + from, entries[from]);
             to = from + 1;
-            if (offset < 0) {
+            if (slots[from] == NO_DATA) {
                 destination.put(start + from * BLOCK_SIZE, ZEROS);
                 continue;
             }
-            while (to < count && dataOffset(firstBlock + to, entries[to]) == offset + (long) (to - from) * BLOCK_SIZE) {
+            long offset = BlockFiles.offset(firstBlock + from, slots[from]);
+            while (to < count && slots[to] != NO_DATA && BlockFiles.offset(firstBlock + to, slots[to]) == offset + (long) (to - from) * BLOCK_SIZE) {
                 to++;
             }
             files.read(imageId, offset, destination.slice(start + from * BLOCK_SIZE, (to - from) * BLOCK_SIZE));
             for (int i = from; i < to; i++) {
                 ByteBuffer block = destination.slice(start + i * BLOCK_SIZE, BLOCK_SIZE);
-                if (checksum(block) != crc(entries[i])) {
-                    rereadBlock(imageId, firstBlock + i, entries[i], block);
+                if (checksum(block) != crcs[i]) {
+                    rereadBlock(imageId, firstBlock + i, slots[i], crcs[i], block);
                 }
             }
         }
@@ -399,43 +411,83 @@ public final class RocksBlockStore implements BlockStore {
 
     /**
      * Reads one block again after its data failed the checksum: a write may have moved the
-     * block on and a second one reused its slot during the read. Fails when the entry is
-     * unchanged, so the data on disk is damaged.
+     * block on and a second one reused its slot during the read. Fails when the block's
+     * entry still gives the same slot and checksum, so the data on disk is damaged.
      */
-    private void rereadBlock(long imageId, long block, byte[] failed, ByteBuffer destination) {
-        byte[] previous = failed;
+    private void rereadBlock(long imageId, long block, int slot, int crc, ByteBuffer destination) {
         for (int attempt = 0; attempt < 8; attempt++) {
             byte[] entry = entry(imageId, block);
-            if (Arrays.equals(entry, previous)) {
-                break;
-            }
-            long offset = dataOffset(block, entry);
-            if (offset < 0) {
+            if (entry == null || !isData(entry)) {
                 destination.put(0, ZEROS);
                 return;
             }
-            files.read(imageId, offset, destination.duplicate());
-            if (checksum(destination) == crc(entry)) {
+            if (entry[SLOT] == slot && crc(entry) == crc) {
+                break;
+            }
+            slot = entry[SLOT];
+            crc = crc(entry);
+            files.read(imageId, BlockFiles.offset(block, slot), destination.duplicate());
+            if (checksum(destination) == crc) {
                 return;
             }
-            previous = entry;
         }
         throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image " + imageId + ": data of block " + block + " at offset "
-                + dataOffset(block, previous) + " of its block file fails its checksum");
+                + BlockFiles.offset(block, slot) + " of its block file fails its checksum");
     }
 
-    /** Where a block's data is in its image's file, or -1 for an unwritten or zeroed block. */
-    private static long dataOffset(long block, byte[] entry) {
-        return entry == null || !isData(entry) ? -1 : BlockFiles.offset(block, entry[SLOT]);
+    /**
+     * Gives each block of the range the slot of its data ({@link IndexCache#NO_DATA} for
+     * none) and its checksum: from the cache where it has the block's group, else from the
+     * index. A read of {@value #CACHING_READ_BLOCKS} blocks or more caches the groups it
+     * reads whole; a smaller one reads just its blocks' entries, as a random read of a few
+     * blocks would pay more for loading their group than it saves.
+     */
+    private void locate(long imageId, long firstBlock, int count, byte[] slots, int[] crcs) {
+        long end = firstBlock + count;
+        for (long group = firstBlock / GROUP; group * GROUP < end; group++) {
+            long from = Math.max(firstBlock, group * GROUP);
+            int length = (int) (Math.min(end, (group + 1) * GROUP) - from);
+            int at = (int) (from - firstBlock);
+            IndexCache.Group cached = cache.get(imageId, group);
+            if (cached == null && count >= CACHING_READ_BLOCKS) {
+                cached = loadGroup(imageId, group);
+            }
+            if (cached != null) {
+                System.arraycopy(cached.slots(), (int) (from % GROUP), slots, at, length);
+                System.arraycopy(cached.crcs(), (int) (from % GROUP), crcs, at, length);
+            } else if (count == 1) {
+                locate(entry(imageId, firstBlock), slots, crcs, 0);
+            } else {
+                Arrays.fill(slots, at, at + length, NO_DATA);
+                forEachEntry(imageId, from, from + length, (block, entry) -> locate(entry, slots, crcs, (int) (block - firstBlock)));
+            }
+        }
+    }
+
+    /** Reads a group's entries from the index into the cache. */
+    private IndexCache.Group loadGroup(long imageId, long group) {
+        long stamp = cache.stamp(imageId, group);
+        byte[] slots = new byte[GROUP];
+        int[] crcs = new int[GROUP];
+        Arrays.fill(slots, NO_DATA);
+        forEachEntry(imageId, group * GROUP, (group + 1) * GROUP, (block, entry) -> locate(entry, slots, crcs, (int) (block % GROUP)));
+        IndexCache.Group loaded = new IndexCache.Group(imageId, group, stamp, slots, crcs);
+        cache.put(loaded);
+        return loaded;
+    }
+
+    private static void locate(byte[] entry, byte[] slots, int[] crcs, int index) {
+        if (entry == null || !isData(entry)) {
+            slots[index] = NO_DATA;
+        } else {
+            slots[index] = entry[SLOT];
+            crcs[index] = crc(entry);
+        }
     }
 
     /** The blocks' entries of a range, null where a block has none. */
     private byte[][] entries(long imageId, long firstBlock, int count) {
         byte[][] entries = new byte[count][];
-        if (count == 1) {
-            entries[0] = entry(imageId, firstBlock);
-            return entries;
-        }
         forEachEntry(imageId, firstBlock, firstBlock + count, (block, entry) -> entries[(int) (block - firstBlock)] = entry);
         return entries;
     }
@@ -488,9 +540,12 @@ public final class RocksBlockStore implements BlockStore {
                 long block = firstBlock + i;
                 byte[] key = key(imageId, block);
                 if (block < groupsFrom || block >= groupsTo) {
+                    withoutBlockEntries.remove(imageId, block / GROUP);
                     batch.put(blocks, key, dataEntry(version, slots[i], crcs[i]));
                 } else if (block % GROUP == 0) {
-                    deleteBlockEntries(batch, imageId, block / GROUP);
+                    if (!withoutBlockEntries.contains(imageId, block / GROUP)) {
+                        deleteBlockEntries(batch, imageId, block / GROUP);
+                    }
                     batch.put(blocks, groupKey(imageId, block / GROUP), dataGroupEntry(version, slots, crcs, i));
                     if (scattered.size() < MAX_SCATTERED && inBothSlots(slots, i)) {
                         scattered.add(new GroupRef(imageId, block / GROUP));
@@ -501,6 +556,10 @@ public final class RocksBlockStore implements BlockStore {
                 }
             }
             db.write(asyncWrite, batch);
+            cache.changed(imageId, firstBlock, count);
+            for (long group = groupsFrom / GROUP; group < groupsTo / GROUP; group++) {
+                withoutBlockEntries.add(imageId, group);
+            }
             for (int i = 0; i < count; i++) {
                 freeSlots.wrote(imageId, firstBlock + i, slots[i]);
             }
@@ -622,6 +681,8 @@ public final class RocksBlockStore implements BlockStore {
             batch.put(blocks, groupKey(imageId, first / GROUP), dataGroupEntry(version(entries[0]), targets, crcs, 0));
             db.write(asyncWrite, batch);
         }
+        cache.changed(imageId, first, GROUP);
+        withoutBlockEntries.add(imageId, first / GROUP);
         for (int i = 0; i < GROUP; i++) {
             if (slots[i] != target) {
                 freeSlots.wrote(imageId, first + i, target);
@@ -680,9 +741,11 @@ public final class RocksBlockStore implements BlockStore {
         for (long next = firstBlock; next >= 0; ) {
             lockForWrite();
             try (WriteBatch batch = new WriteBatch()) {
-                next = forEachGroup(imageId, next, end, MAX_BATCH_GROUPS,
+                long from = next;
+                next = forEachGroup(imageId, from, end, MAX_BATCH_GROUPS,
                         (groupFirst, groupEntry, own) -> zeroGroup(batch, imageId, groupFirst, groupEntry, own, firstBlock, end, version));
                 db.write(asyncWrite, batch);
+                cache.changed(imageId, from, (next < 0 ? end : next) - from);
             } catch (RocksDBException e) {
                 throw failure("zero image " + imageId, e);
             } finally {
@@ -715,6 +778,7 @@ public final class RocksBlockStore implements BlockStore {
             }
             byte[] key = key(imageId, block);
             if (!whole) {
+                withoutBlockEntries.remove(imageId, groupFirst / GROUP);
                 batch.put(blocks, key, zeroEntry(version, entry[SLOT]));
             } else if (own[i] != null) {
                 batch.delete(blocks, key);
@@ -734,12 +798,16 @@ public final class RocksBlockStore implements BlockStore {
         lockForWrite();
         try (WriteBatch batch = new WriteBatch()) {
             for (long block : blockIndexes) {
+                withoutBlockEntries.remove(imageId, block / GROUP);
                 batch.put(blocks, key(imageId, block), zeroEntry(version, 1 - freeSlots.next(imageId, block)));
                 if (trackDirty) {
                     batch.put(dirty, key(imageId, block), meta);
                 }
             }
             db.write(asyncWrite, batch);
+            for (long block : blockIndexes) {
+                cache.changed(imageId, block, 1);
+            }
             if (sync) {
                 syncLocked();
             }

@@ -26,14 +26,18 @@ class TestBlockSlots {
     Path directory;
 
     private static ByteBuffer block(int value) {
-        ByteBuffer buffer = ByteBuffer.allocate(BLOCK_SIZE);
+        return filled(BLOCK_SIZE, value);
+    }
+
+    static ByteBuffer filled(int length, int value) {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
         while (buffer.hasRemaining()) {
             buffer.put((byte) value);
         }
         return buffer.flip();
     }
 
-    private static ByteBuffer read(RocksBlockStore store, long imageId, long block, int count) {
+    static ByteBuffer read(RocksBlockStore store, long imageId, long block, int count) {
         ByteBuffer buffer = ByteBuffer.allocate(count * BLOCK_SIZE);
         store.read(imageId, block, count, buffer);
         return buffer.flip();
