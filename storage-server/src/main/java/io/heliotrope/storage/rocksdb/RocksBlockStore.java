@@ -677,7 +677,9 @@ public final class RocksBlockStore implements BlockStore {
             writeRuns(imageId, first, gatherBuffer, targets, heldData, from, to);
         }
         try (WriteBatch batch = new WriteBatch()) {
-            deleteBlockEntries(batch, imageId, first / GROUP);
+            if (!withoutBlockEntries.contains(imageId, first / GROUP)) {
+                deleteBlockEntries(batch, imageId, first / GROUP);
+            }
             batch.put(blocks, groupKey(imageId, first / GROUP), dataGroupEntry(version(entries[0]), targets, crcs, 0));
             db.write(asyncWrite, batch);
         }

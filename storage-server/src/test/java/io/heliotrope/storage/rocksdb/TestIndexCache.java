@@ -6,6 +6,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.rocksdb.TestBlockSlots.filled;
@@ -97,6 +100,27 @@ class TestIndexCache {
             ByteBuffer all = read(store, image.id(), 0, 512);
             assertThat(all.get(256 * BLOCK_SIZE)).isEqualTo((byte) 1);
             assertThat(all.slice(257 * BLOCK_SIZE, 255 * BLOCK_SIZE)).isEqualTo(ByteBuffer.allocate(255 * BLOCK_SIZE));
+        }
+    }
+
+    @Test
+    void aReadAfterAWriteReturnedSeesItWhileOtherReadsKeepFillingTheCache() throws Exception {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = cachedTwoGroups(store);
+            AtomicBoolean done = new AtomicBoolean();
+            CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
+                int reads = 0;
+                for (; !done.get(); reads++) {
+                    read(store, image.id(), 0, 512);
+                }
+                return reads;
+            });
+            for (int round = 2; round < 2_000 && !reader.isDone(); round++) {
+                store.write(image.id(), round % 512, filled(BLOCK_SIZE, round), round, false);
+                assertThat(read(store, image.id(), 0, 512).get(round % 512 * BLOCK_SIZE)).as("round %s", round).isEqualTo((byte) round);
+            }
+            done.set(true);
+            assertThat(reader.get(30, TimeUnit.SECONDS)).isPositive();
         }
     }
 }
