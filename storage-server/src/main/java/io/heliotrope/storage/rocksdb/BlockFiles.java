@@ -145,7 +145,10 @@ final class BlockFiles implements AutoCloseable {
             }
         }
         // Marked after writing: a sync that takes the mark before this write ends must not count it as synced.
-        unsynced.add(imageId);
+        // Looked up first, which takes no lock: one image's writes find the mark there nearly always.
+        if (!unsynced.contains(imageId)) {
+            unsynced.add(imageId);
+        }
     }
 
     /** Fills {@code destination} from {@code position} of the image's file. */

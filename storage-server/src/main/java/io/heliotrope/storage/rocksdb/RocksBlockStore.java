@@ -700,6 +700,9 @@ public final class RocksBlockStore implements BlockStore {
      * parking at once, 120K/s spinning first).
      */
     private void lockForWrite() {
+        if (writeLock.tryLock()) {
+            return;
+        }
         long deadline = System.nanoTime() + SPIN_NANOS;
         do {
             if (writeLock.tryLock()) {
