@@ -23,6 +23,7 @@ NBD_SERVER_CACHE=${NBD_SERVER_CACHE:-$HOME/.cache/heliotrope-bench/nbd-server}
 HELIO_ROCKSDB_CMD=${HELIO_ROCKSDB_CMD:-'exec bin/helio serve --store rocksdb --data-dir $WORK/helio-rocks --nbd-port $PORT --grpc-port 0 --metrics-port 0 --create-image $EXPORT=$SIZE'}
 HELIO_MEMORY_CMD=${HELIO_MEMORY_CMD:-'exec bin/helio serve --store memory --nbd-port $PORT --grpc-port 0 --metrics-port 0 --create-image $EXPORT=$SIZE'}
 HELIO_ARGS=${HELIO_ARGS:-}
+ONLY=${ONLY:-.}
 EXPORT=bench
 
 usage() {
@@ -57,6 +58,8 @@ Servers (SERVERS, space separated; missing binaries are skipped with a note):
 Environment (defaults in brackets):
   SERVERS            servers to run [$ALL_SERVERS]
   ROUNDS             rounds per job; the table shows the median [2]
+  ONLY               a regular expression: only the jobs whose names match run,
+                     e.g. 'randwrite' or '^seq' [.]
   RUNTIME, RAMP      fio runtime and ramp time per job, seconds [5, 1]
   PRECONDITION       passes of nbdcopy writing the whole image into each export
                      before the first job; 0 leaves every export empty [2]
@@ -269,6 +272,7 @@ main() {
 
   for job in "${JOBS[@]}"; do
     IFS='|' read -r id kind args <<<"$job"
+    [[ $id =~ $ONLY ]] || continue
     log "job $id"
     for ((r = 1; r <= ROUNDS; r++)); do
       for name in "${RUNNING[@]}"; do run_job "$id" "$kind" "$args" "$name" "$r"; done
@@ -282,7 +286,7 @@ main() {
     # percent, absolute numbers drop and rounds scatter, and only the ratios compare.
     awk -v s="$((ticks1[0] - ticks0[0]))" -v t="$((ticks1[1] - ticks0[1]))" \
       'BEGIN { printf "CPU steal during the jobs: %.1f%%\n", (t > 0 ? 100 * s / t : 0) }'
-    echo "size=$SIZE rounds=$ROUNDS runtime=${RUNTIME}s ramp=${RAMP}s precondition=${PRECONDITION} passes qemu-nbd cache=$QEMU_CACHE aio=threads${HELIO_ARGS:+ helio args: $HELIO_ARGS}"
+    echo "size=$SIZE rounds=$ROUNDS runtime=${RUNTIME}s ramp=${RAMP}s precondition=${PRECONDITION} passes qemu-nbd cache=$QEMU_CACHE aio=threads${HELIO_ARGS:+ helio args: $HELIO_ARGS}$([[ $ONLY == . ]] || echo " jobs matching: $ONLY")"
     printf 'multi-conn advertised:'; for name in "${RUNNING[@]}"; do printf ' %s=%s' "$name" "${MULTI[$name]}"; done; echo
     echo
     python3 "$HERE/report.py" summary "$OUT/results.csv"
