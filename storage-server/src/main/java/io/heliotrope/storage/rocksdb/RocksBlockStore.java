@@ -543,9 +543,7 @@ public final class RocksBlockStore implements BlockStore {
                     withoutBlockEntries.remove(imageId, block / GROUP);
                     batch.put(blocks, key, dataEntry(version, slots[i], crcs[i]));
                 } else if (block % GROUP == 0) {
-                    if (!withoutBlockEntries.contains(imageId, block / GROUP)) {
-                        deleteBlockEntries(batch, imageId, block / GROUP);
-                    }
+                    deleteBlockEntries(batch, imageId, block / GROUP);
                     batch.put(blocks, groupKey(imageId, block / GROUP), dataGroupEntry(version, slots, crcs, i));
                     if (scattered.size() < MAX_SCATTERED && inBothSlots(slots, i)) {
                         scattered.add(new GroupRef(imageId, block / GROUP));
@@ -677,9 +675,7 @@ public final class RocksBlockStore implements BlockStore {
             writeRuns(imageId, first, gatherBuffer, targets, heldData, from, to);
         }
         try (WriteBatch batch = new WriteBatch()) {
-            if (!withoutBlockEntries.contains(imageId, first / GROUP)) {
-                deleteBlockEntries(batch, imageId, first / GROUP);
-            }
+            deleteBlockEntries(batch, imageId, first / GROUP);
             batch.put(blocks, groupKey(imageId, first / GROUP), dataGroupEntry(version(entries[0]), targets, crcs, 0));
             db.write(asyncWrite, batch);
         }
@@ -704,17 +700,23 @@ public final class RocksBlockStore implements BlockStore {
             return;
         }
         long deadline = System.nanoTime() + SPIN_NANOS;
-        do {
+        while (System.nanoTime() < deadline) {
+            Thread.onSpinWait();
             if (writeLock.tryLock()) {
                 return;
             }
-            Thread.onSpinWait();
-        } while (System.nanoTime() < deadline);
+        }
         writeLock.lock();
     }
 
-    /** Deletes the entries of a group's blocks, which its new group entry replaces. */
+    /**
+     * Deletes the entries of a group's blocks, which its new group entry replaces; nothing to
+     * look for in a group known to have none.
+     */
     private void deleteBlockEntries(WriteBatch batch, long imageId, long group) throws RocksDBException {
+        if (withoutBlockEntries.contains(imageId, group)) {
+            return;
+        }
         forEachGroup(imageId, group * GROUP, (group + 1) * GROUP, Integer.MAX_VALUE, (first, groupEntry, own) -> {
             for (int i = 0; i < GROUP; i++) {
                 if (own[i] != null) {
