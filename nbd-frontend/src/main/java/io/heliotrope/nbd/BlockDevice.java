@@ -57,6 +57,16 @@ public interface BlockDevice extends AutoCloseable {
     /** Makes every completed write durable. */
     CompletableFuture<Void> flush();
 
+    /**
+     * Starts a batch of calls: until {@link #endBatch()}, the device may hold back the
+     * writes that the calling thread makes, so as to run them together, and leave their
+     * futures incomplete meanwhile.
+     */
+    default void startBatch() {}
+
+    /** Ends the batch: runs the writes held back. */
+    default void endBatch() {}
+
     default CompletableFuture<Void> trim(long offset, long length, boolean fua) {
         throw new UnsupportedOperationException("trim");
     }

@@ -2,6 +2,7 @@ package io.heliotrope.storage;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -39,6 +40,23 @@ public interface BlockStore extends AutoCloseable {
 
     /** Stores the whole blocks in {@code data} from {@code firstBlock} on, all with {@code version}. */
     void write(long imageId, long firstBlock, ByteBuffer data, long version, boolean sync);
+
+    /**
+     * Queues a {@link #write}, to run with the writes queued beside it by the next
+     * {@link #runQueuedWrites()}, {@link #sync()} or other write, on whichever thread makes
+     * that call. {@code data} must stay as it is until the returned future completes.
+     */
+    default CompletableFuture<Void> queueWrite(long imageId, long firstBlock, ByteBuffer data, long version, boolean sync) {
+        try {
+            write(imageId, firstBlock, data, version, sync);
+            return CompletableFuture.completedFuture(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Runs the queued writes, unless another thread is about to. */
+    default void runQueuedWrites() {}
 
     /**
      * Replaces the data of the blocks in the range with zero markers of {@code version}.

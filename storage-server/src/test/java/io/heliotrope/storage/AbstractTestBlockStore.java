@@ -11,11 +11,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
@@ -295,6 +298,54 @@ public abstract class AbstractTestBlockStore {
             assertMatchesModel(image.id(), versions, states, fills, "after step " + version);
         }
         assertThat(store.dirtyBlocks(image.id())).containsExactlyElementsOf(dirty.values());
+    }
+
+    /**
+     * Writes queued together, some over blocks an earlier one in the batch wrote, some of
+     * whole groups, some asking for a sync, end as if run one after another in the order
+     * queued; one to an image that does not exist fails alone.
+     */
+    @Test
+    void queuedWritesEndAsIfRunInTurnAndOneThatFailsFailsAlone() throws Exception {
+        int size = 3 * 256 + 37;
+        ImageInfo image = store.createImage("queued", (long) size * BLOCK_SIZE);
+        long[] versions = new long[size];
+        BlockState[] states = new BlockState[size];
+        byte[] fills = new byte[size];
+        Arrays.fill(states, BlockState.UNWRITTEN);
+        Random random = new Random(7);
+        int[] lengths = {1, 1, 3, 256, 300};
+        long version = 0;
+        for (int round = 1; round <= 30; round++) {
+            List<CompletableFuture<Void>> queued = new ArrayList<>();
+            CompletableFuture<Void> unknownImage = null;
+            int previousFirst = 0;
+            for (int i = 0; i < 8; i++) {
+                if (i == round % 8) {
+                    unknownImage = store.queueWrite(image.id() + 1000, 0, blocks(1, 1, false), ++version, false);
+                    continue;
+                }
+                int length = lengths[random.nextInt(lengths.length)];
+                int first = random.nextInt(3) == 0 ? Math.min(previousFirst, size - length)
+                        : random.nextBoolean() ? random.nextInt(size - length + 1) : random.nextInt((size - length) / 256 + 1) * 256;
+                int fill = random.nextInt(256);
+                queued.add(store.queueWrite(image.id(), first, blocks(length, fill, random.nextBoolean()), ++version, random.nextInt(8) == 0));
+                for (int block = first; block < first + length; block++) {
+                    versions[block] = version;
+                    states[block] = BlockState.DATA;
+                    fills[block] = (byte) (fill + block - first);
+                }
+                previousFirst = first;
+            }
+            store.runQueuedWrites();
+            assertThat(CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new))).succeedsWithin(Duration.ofSeconds(10));
+            assertThat(unknownImage).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                    .havingCause().isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.IMAGE_NOT_FOUND));
+            if (round % 10 == 0) {
+                reopen();
+            }
+            assertMatchesModel(image.id(), versions, states, fills, "after round " + round);
+        }
     }
 
     private void assertMatchesModel(long imageId, long[] versions, BlockState[] states, byte[] fills, String when) {

@@ -78,7 +78,10 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             throw new IllegalStateException("unexpected message " + msg.getClass().getName());
         }
-        reading = true;
+        if (!reading) {
+            reading = true;
+            device.startBatch();
+        }
         long start = System.nanoTime();
         Optional<NbdCommand> maybeCommand = request.command();
         if (maybeCommand.isEmpty()) {
@@ -138,7 +141,11 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        reading = false;
+        if (reading) {
+            // Still reading: the writes the device runs now reply at once, and leave with the flush below.
+            device.endBatch();
+            reading = false;
+        }
         ctx.flush();
         closeWhenIdle();
         ctx.fireChannelReadComplete();

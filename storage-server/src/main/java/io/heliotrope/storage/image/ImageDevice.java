@@ -28,7 +28,9 @@ import static java.util.Objects.requireNonNull;
  * One connection's view of an open image: byte ranges become whole-block store calls,
  * run on the store's executor. A write that covers part of a block reads the block,
  * merges and writes it back under that block's lock. TRIM drops only whole blocks (it
- * is advisory); WRITE_ZEROES zeroes partial edges by writing zeros.
+ * is advisory); WRITE_ZEROES zeroes partial edges by writing zeros. Whole-block writes
+ * made in a batch are queued in the store and run together when the batch ends, so
+ * their index entries commit at once.
  */
 final class ImageDevice implements BlockDevice {
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
@@ -41,6 +43,8 @@ final class ImageDevice implements BlockDevice {
     private final Runnable onClose;
     private final long imageId;
     private boolean closed;
+    /** Confined to the thread that starts and ends batches. */
+    private boolean batching;
 
     /** @param executor runs store calls */
     ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
@@ -97,17 +101,35 @@ final class ImageDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<Void> write(long offset, ByteBuf data, boolean fua) {
-        return CompletableFuture.runAsync(() -> {
-            int length = data.readableBytes();
-            if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
+        int length = data.readableBytes();
+        if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
+            boolean queue = batching;
+            return CompletableFuture.supplyAsync(() -> {
                 session.checkCurrent();
+                if (queue) {
+                    return store.queueWrite(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
+                }
                 store.write(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
-                session.wrote(offset / BLOCK_SIZE, length / BLOCK_SIZE);
-            } else {
-                ByteBuffer source = data.nioBuffer();
-                readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
-            }
+                return CompletableFuture.<Void>completedFuture(null);
+            }, executor).thenCompose(written -> written).thenRun(() -> session.wrote(offset / BLOCK_SIZE, length / BLOCK_SIZE));
+        }
+        return CompletableFuture.runAsync(() -> {
+            ByteBuffer source = data.nioBuffer();
+            readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
         }, executor);
+    }
+
+    /** Whole-block writes in a batch are queued in the store, to commit their index entries together. */
+    @Override
+    public void startBatch() {
+        batching = true;
+    }
+
+    /** Runs the store's queued writes, after the calls made before. */
+    @Override
+    public void endBatch() {
+        batching = false;
+        executor.execute(store::runQueuedWrites);
     }
 
     @Override

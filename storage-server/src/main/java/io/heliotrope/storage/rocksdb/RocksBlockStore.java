@@ -31,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -38,8 +39,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
@@ -122,9 +124,11 @@ public final class RocksBlockStore implements BlockStore {
     /**
      * Serializes changes to the blocks column family, so each write picks the free slot
      * of the entry it replaces. Reads take no lock: a read that races a second write to
-     * its slot fails the checksum and is retried.
+     * its slot fails the checksum and is retried. Queued writes run when it is let go.
      */
-    private final ReentrantLock writeLock = new ReentrantLock();
+    private final CombiningLock<QueuedWrite> writeLock = new CombiningLock<>(this::runWrites, QueuedWrite::complete);
+    /** Guarded by {@code writeLock}: the index entries of the writes staged in {@link #runWrites}, cleared after each commit. */
+    private final WriteBatch stagedBatch;
     /** Guarded by {@code writeLock}. */
     private final FreeSlots freeSlots = new FreeSlots(this::loadSlots);
     /** Guarded by {@code writeLock}. */
@@ -197,6 +201,7 @@ public final class RocksBlockStore implements BlockStore {
             asyncWrite = track(new WriteOptions());
             syncWrite = track(new WriteOptions().setSync(true));
             read = track(new ReadOptions());
+            stagedBatch = track(new WriteBatch());
         } catch (RocksDBException | java.io.IOException e) {
             closeResources();
             throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot open block store in " + directory + ": " + e.getMessage(), e);
@@ -515,65 +520,204 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void write(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
-        int start = source.position();
-        int count = source.remaining() / BLOCK_SIZE;
-        // Whole groups in the write get one group entry each, the blocks around them their own.
-        long groupsFrom = (firstBlock + GROUP - 1) / GROUP * GROUP;
-        long groupsTo = Math.max(groupsFrom, (firstBlock + count) / GROUP * GROUP);
-        byte[] dirtyMeta = meta(version, STATE_DATA);
+        QueuedWrite write = new QueuedWrite(imageId, firstBlock, source, version, sync);
+        List<QueuedWrite> ran = new ArrayList<>();
         lockForWrite();
-        try (WriteBatch batch = new WriteBatch()) {
-            boolean synced = writtenSinceSync(imageId, firstBlock, count);
-            if (synced) {
-                syncLocked();
+        try {
+            runWrites(new ArrayDeque<>(List.of(write)), ran);
+        } finally {
+            writeLock.unlock(ran);
+        }
+        if (write.failure != null) {
+            throw write.failure;
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> queueWrite(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
+        QueuedWrite write = new QueuedWrite(imageId, firstBlock, source, version, sync);
+        writeLock.queue(write);
+        return write.done;
+    }
+
+    @Override
+    public void runQueuedWrites() {
+        writeLock.runQueued();
+    }
+
+    /** A write on its way through {@link #runWrites}; its blocks' slots and checksums once they are placed. */
+    private static final class QueuedWrite {
+        final long imageId;
+        final long firstBlock;
+        final ByteBuffer source;
+        final long version;
+        final boolean sync;
+        final int count;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        int[] slots;
+        int[] crcs;
+        RuntimeException failure;
+
+        QueuedWrite(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
+            this.imageId = imageId;
+            this.firstBlock = firstBlock;
+            this.source = source;
+            this.version = version;
+            this.sync = sync;
+            this.count = source.remaining() / BLOCK_SIZE;
+        }
+
+        void complete() {
+            if (failure == null) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(failure);
             }
-            int[] slots = new int[count];
-            int[] crcs = new int[count];
-            boolean[] heldData = new boolean[count];
-            for (int i = 0; i < count; i++) {
-                slots[i] = freeSlots.next(imageId, firstBlock + i);
-                heldData[i] = freeSlots.nextHeldData(imageId, firstBlock + i);
-                crcs[i] = checksum(source.slice(start + i * BLOCK_SIZE, BLOCK_SIZE));
-            }
-            writeRuns(imageId, firstBlock, source.slice(start, count * BLOCK_SIZE), slots, heldData, 0, count);
-            for (int i = 0; i < count; i++) {
-                long block = firstBlock + i;
-                byte[] key = key(imageId, block);
-                if (block < groupsFrom || block >= groupsTo) {
-                    withoutBlockEntries.remove(imageId, block / GROUP);
-                    batch.put(blocks, key, dataEntry(version, slots[i], crcs[i]));
-                } else if (block % GROUP == 0) {
-                    deleteBlockEntries(batch, imageId, block / GROUP);
-                    batch.put(blocks, groupKey(imageId, block / GROUP), dataGroupEntry(version, slots, crcs, i));
-                    if (scattered.size() < MAX_SCATTERED && inBothSlots(slots, i)) {
-                        scattered.add(new GroupRef(imageId, block / GROUP));
+        }
+
+        boolean overlaps(QueuedWrite other) {
+            return imageId == other.imageId && firstBlock < other.firstBlock + other.count && other.firstBlock < firstBlock + count;
+        }
+
+        /** The first block of the first whole group the write covers; blocks before it get entries of their own. */
+        long groupsFrom() {
+            return (firstBlock + GROUP - 1) / GROUP * GROUP;
+        }
+
+        /** The end of the last whole group the write covers, at least {@link #groupsFrom()}. */
+        long groupsTo() {
+            return Math.max(groupsFrom(), (firstBlock + count) / GROUP * GROUP);
+        }
+    }
+
+    /**
+     * Runs the writes in {@code writes}, adding each to {@code ran} with its failure, if any.
+     * Their index entries go to RocksDB in as few batches as can be: a batch is committed
+     * before a write that touches a block of one of its writes, and before a write of a
+     * block written since the last sync, which then syncs (see the class comment).
+     */
+    private void runWrites(Queue<QueuedWrite> writes, List<QueuedWrite> ran) {
+        List<QueuedWrite> staged = new ArrayList<>();
+        boolean synced = false;
+        boolean sync = false;
+        for (QueuedWrite write; (write = writes.poll()) != null; ) {
+            ran.add(write);
+            try {
+                for (QueuedWrite other : staged) {
+                    if (other.overlaps(write)) {
+                        commit(staged);
+                        break;
                     }
                 }
-                if (trackDirty) {
-                    batch.put(dirty, key, dirtyMeta);
+                if (writtenSinceSync(write.imageId, write.firstBlock, write.count)) {
+                    commit(staged);
+                    syncLocked();
+                    synced = true;
                 }
+                place(write);
+            } catch (RuntimeException e) {
+                write.failure = e;
+                continue;
             }
-            db.write(asyncWrite, batch);
-            cache.changed(imageId, firstBlock, count);
-            for (long group = groupsFrom / GROUP; group < groupsTo / GROUP; group++) {
-                withoutBlockEntries.add(imageId, group);
+            staged.add(write);
+            try {
+                index(write);
+            } catch (RocksDBException | RuntimeException e) {
+                fail(staged, e instanceof RocksDBException r ? failure("write image " + write.imageId, r) : (RuntimeException) e);
+                continue;
             }
-            for (int i = 0; i < count; i++) {
-                freeSlots.wrote(imageId, firstBlock + i, slots[i]);
-            }
+            sync |= write.sync;
+        }
+        try {
+            commit(staged);
             if (sync || freeSlots.unsyncedBlocks() > MAX_UNSYNCED_BLOCKS) {
                 syncLocked();
                 synced = true;
             }
-            if (synced) {
-                gatherScattered();
-            }
-        } catch (RocksDBException e) {
-            throw failure("write image " + imageId, e);
-        } finally {
-            writeLock.unlock();
+        } catch (RuntimeException e) {
+            fail(ran, e);
         }
-        source.position(start + count * BLOCK_SIZE);
+        if (synced) {
+            gatherScattered();
+        }
+    }
+
+    /** Fails the writes that have not failed already, and drops their batch. */
+    private void fail(List<QueuedWrite> writes, RuntimeException failure) {
+        for (QueuedWrite write : writes) {
+            if (write.failure == null) {
+                write.failure = failure;
+            }
+        }
+        writes.clear();
+        stagedBatch.clear();
+    }
+
+    /** Puts the write's blocks into free slots, each one the slot its current entry does not point at. */
+    private void place(QueuedWrite write) {
+        int start = write.source.position();
+        int count = write.count;
+        int[] slots = new int[count];
+        int[] crcs = new int[count];
+        boolean[] heldData = new boolean[count];
+        for (int i = 0; i < count; i++) {
+            slots[i] = freeSlots.next(write.imageId, write.firstBlock + i);
+            heldData[i] = freeSlots.nextHeldData(write.imageId, write.firstBlock + i);
+            crcs[i] = checksum(write.source.slice(start + i * BLOCK_SIZE, BLOCK_SIZE));
+        }
+        writeRuns(write.imageId, write.firstBlock, write.source.slice(start, count * BLOCK_SIZE), slots, heldData, 0, count);
+        write.source.position(start + count * BLOCK_SIZE);
+        write.slots = slots;
+        write.crcs = crcs;
+    }
+
+    /** Adds the write's index entries to the batch: one for each whole group it covers, one for each other block. */
+    private void index(QueuedWrite write) throws RocksDBException {
+        long imageId = write.imageId;
+        long groupsFrom = write.groupsFrom();
+        long groupsTo = write.groupsTo();
+        byte[] dirtyMeta = meta(write.version, STATE_DATA);
+        for (int i = 0; i < write.count; i++) {
+            long block = write.firstBlock + i;
+            byte[] key = key(imageId, block);
+            if (block < groupsFrom || block >= groupsTo) {
+                withoutBlockEntries.remove(imageId, block / GROUP);
+                stagedBatch.put(blocks, key, dataEntry(write.version, write.slots[i], write.crcs[i]));
+            } else if (block % GROUP == 0) {
+                deleteBlockEntries(stagedBatch, imageId, block / GROUP);
+                stagedBatch.put(blocks, groupKey(imageId, block / GROUP), dataGroupEntry(write.version, write.slots, write.crcs, i));
+                if (scattered.size() < MAX_SCATTERED && inBothSlots(write.slots, i)) {
+                    scattered.add(new GroupRef(imageId, block / GROUP));
+                }
+            }
+            if (trackDirty) {
+                stagedBatch.put(dirty, key, dirtyMeta);
+            }
+        }
+    }
+
+    /** Commits the batch of the staged writes, then records where their blocks are now. */
+    private void commit(List<QueuedWrite> staged) {
+        if (staged.isEmpty()) {
+            return;
+        }
+        try {
+            db.write(asyncWrite, stagedBatch);
+        } catch (RocksDBException e) {
+            fail(staged, failure("write image " + staged.get(0).imageId, e));
+            return;
+        }
+        stagedBatch.clear();
+        for (QueuedWrite write : staged) {
+            cache.changed(write.imageId, write.firstBlock, write.count);
+            for (long group = write.groupsFrom() / GROUP; group < write.groupsTo() / GROUP; group++) {
+                withoutBlockEntries.add(write.imageId, group);
+            }
+            for (int i = 0; i < write.count; i++) {
+                freeSlots.wrote(write.imageId, write.firstBlock + i, write.slots[i]);
+            }
+        }
+        staged.clear();
     }
 
     /**
@@ -1017,11 +1161,13 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void sync() {
+        List<QueuedWrite> ran = new ArrayList<>();
         writeLock.lock();
         try {
+            writeLock.runQueuedLocked(ran);
             syncLocked();
         } finally {
-            writeLock.unlock();
+            writeLock.unlock(ran);
         }
     }
 

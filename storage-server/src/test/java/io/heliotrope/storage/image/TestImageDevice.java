@@ -96,6 +96,32 @@ class TestImageDevice {
     }
 
     @Test
+    void wholeBlockWritesInABatchCompleteWhenItEndsAndOthersAtOnce() {
+        ImageExports inline = new ImageExports(new LocalSessions(store), store, Runnable::run, true, executor, PooledByteBufAllocator.DEFAULT);
+        store.createImage("batched", 8 * BLOCK_SIZE);
+        BlockDevice device = inline.open("batched").join();
+        try {
+            device.startBatch();
+            CompletableFuture<Void> whole = device.write(0, Unpooled.wrappedBuffer(filled(2 * BLOCK_SIZE, 4)), false);
+            assertThat(whole).as("queued in the store until the batch ends").isNotDone();
+            device.endBatch();
+            assertThat(whole).isDone();
+            device.startBatch();
+            CompletableFuture<Void> partial = device.write(3 * BLOCK_SIZE + 100, Unpooled.wrappedBuffer(filled(100, 5)), false);
+            assertThat(partial).as("a partial block is read, merged and written at once").isDone();
+            device.endBatch();
+            assertThat(device.write(4 * BLOCK_SIZE, Unpooled.wrappedBuffer(filled(BLOCK_SIZE, 6)), false)).as("after the batch").isDone();
+            ByteBuf bytes = device.read(0, 5 * BLOCK_SIZE).join();
+            assertThat(bytes.getByte(2 * BLOCK_SIZE - 1)).isEqualTo((byte) 4);
+            assertThat(bytes.getByte(3 * BLOCK_SIZE + 100)).isEqualTo((byte) 5);
+            assertThat(bytes.getByte(5 * BLOCK_SIZE - 1)).isEqualTo((byte) 6);
+            bytes.release();
+        } finally {
+            device.close();
+        }
+    }
+
+    @Test
     void mergesUnalignedWritesIntoWholeBlocks() {
         write(0, filled(3 * BLOCK_SIZE, 1));
         write(4097, filled(1000, 2));

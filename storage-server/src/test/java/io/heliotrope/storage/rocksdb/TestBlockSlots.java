@@ -9,9 +9,11 @@ import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -104,6 +106,90 @@ class TestBlockSlots {
             store.write(image.id(), 9, block(102), 3, false);
             assertThat(store.syncs()).as("a zero marker keeps its block's slot, so the next write needs no sync").isEqualTo(before + 1);
             assertThat(read(store, image.id(), 7, 3).array()).startsWith(block(100).array()).endsWith(block(102).array());
+        }
+    }
+
+    @Test
+    void aQueuedBatchIsCommittedAndSyncedBeforeAWriteOfABlockItWroteOrOneWrittenSinceTheLastSync() {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
+            for (int block = 0; block < 8; block++) {
+                store.write(image.id(), block, block(block), 1, false);
+            }
+            long before = store.syncs();
+            List<CompletableFuture<Void>> queued = List.of(
+                    store.queueWrite(image.id(), 20, block(20), 2, false),
+                    store.queueWrite(image.id(), 21, block(21), 2, false));
+            assertThat(queued).noneMatch(CompletableFuture::isDone);
+            store.runQueuedWrites();
+            assertThat(queued).allMatch(write -> write.isDone() && !write.isCompletedExceptionally());
+            assertThat(store.syncs()).as("blocks not written since the last sync").isEqualTo(before);
+
+            store.queueWrite(image.id(), 40, block(40), 3, false);
+            store.queueWrite(image.id(), 5, block(41), 3, false);
+            store.queueWrite(image.id(), 40, block(42), 4, false);
+            store.runQueuedWrites();
+            assertThat(store.syncs()).as("block 5 was written since the last sync; block 40 was synced with it").isEqualTo(before + 1);
+
+            store.queueWrite(image.id(), 50, block(50), 5, false);
+            store.queueWrite(image.id(), 50, block(51), 6, false);
+            store.runQueuedWrites();
+            assertThat(store.syncs()).as("the second write of block 50 waits for the first to commit and sync").isEqualTo(before + 2);
+
+            CompletableFuture<Void> beforeSync = store.queueWrite(image.id(), 60, block(60), 7, false);
+            store.sync();
+            assertThat(beforeSync).as("a sync runs the queued writes first").isDone();
+            assertThat(store.syncs()).isEqualTo(before + 3);
+            for (int[] expected : new int[][] {{5, 41}, {20, 20}, {21, 21}, {40, 42}, {50, 51}, {60, 60}}) {
+                assertThat(read(store, image.id(), expected[0], 1).array()).as("block %s", expected[0]).isEqualTo(block(expected[1]).array());
+            }
+        }
+    }
+
+    /**
+     * Each round, four threads write, three of them by queueing each write and then running
+     * the queue, and wait for their writes before the next round. A thread whose run finds the lock
+     * taken leaves its writes to the holder, which must run them before it is done: nobody
+     * else runs a queue until the round ends. The writes sync, so holders take long.
+     */
+    @Test
+    void writesQueuedOnSeveralThreadsAllRunWhicheverThreadRunsThem() throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        CyclicBarrier endOfRound = new CyclicBarrier(4);
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("shared", 4 * 64 * BLOCK_SIZE);
+            List<CompletableFuture<Void>> writers = new ArrayList<>();
+            for (int thread = 0; thread < 4; thread++) {
+                int first = thread * 64;
+                boolean direct = thread == 0;
+                writers.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        for (int round = 1; round <= 200; round++) {
+                            List<CompletableFuture<Void>> queued = new ArrayList<>();
+                            for (int block = first; block < first + 64; block += 8) {
+                                if (direct) {
+                                    store.write(image.id(), block + round % 8, block(block + round), round, true);
+                                } else {
+                                    queued.add(store.queueWrite(image.id(), block + round % 8, block(block + round), round, true));
+                                    store.runQueuedWrites();
+                                }
+                            }
+                            CompletableFuture.allOf(queued.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+                            endOfRound.await(10, TimeUnit.SECONDS);
+                        }
+                    } catch (Exception e) {
+                        throw new IllegalStateException("a queued write was left behind", e);
+                    }
+                }, threads));
+            }
+            assertThat(CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new))).succeedsWithin(Duration.ofSeconds(60));
+            ByteBuffer all = read(store, image.id(), 0, 4 * 64);
+            for (int block = 0; block < 4 * 64; block++) {
+                int lastRound = 200 - (200 - block % 8) % 8;
+                assertThat(all.get(block * BLOCK_SIZE)).as("block %s", block).isEqualTo((byte) (block - block % 8 + lastRound));
+            }
+        } finally {
+            threads.shutdownNow();
         }
     }
 
