@@ -10,8 +10,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A device in a byte array. Operations complete at once, or, when held, wait until
- * {@link #releaseHeld()} completes them in reverse order of arrival (to prove replies
- * leave out of order). Capabilities are chosen at construction.
+ * {@link #releaseHeld()} (or the end of a batch, with {@link #holdBatches()}) completes
+ * them in reverse order of arrival (to prove replies leave out of order). Capabilities
+ * are chosen at construction.
  */
 public final class TestingBlockDevice implements BlockDevice {
     private final byte[] data;
@@ -21,7 +22,9 @@ public final class TestingBlockDevice implements BlockDevice {
     private final List<Runnable> held = new ArrayList<>();
     private final AtomicInteger flushes = new AtomicInteger();
     private final AtomicInteger closes = new AtomicInteger();
+    private final AtomicInteger batches = new AtomicInteger();
     private boolean holding;
+    private boolean holdingBatches;
 
     public TestingBlockDevice(int size, ByteBufAllocator allocator, boolean capable, boolean readOnly) {
         this.data = new byte[size];
@@ -44,6 +47,33 @@ public final class TestingBlockDevice implements BlockDevice {
 
     public synchronized void hold() {
         holding = true;
+    }
+
+    /** Holds the calls of each batch until it ends, as a device that runs a batch's writes together would. */
+    public synchronized void holdBatches() {
+        holdingBatches = true;
+    }
+
+    /** Batches ended. */
+    public int batches() {
+        return batches.get();
+    }
+
+    @Override
+    public synchronized void startBatch() {
+        holding |= holdingBatches;
+    }
+
+    @Override
+    public void endBatch() {
+        batches.incrementAndGet();
+        boolean held;
+        synchronized (this) {
+            held = holdingBatches;
+        }
+        if (held) {
+            releaseHeld();
+        }
     }
 
     public synchronized int heldCount() {

@@ -113,6 +113,24 @@ class TestNbdTransmissionHandler {
     }
 
     @Test
+    void eachReadBurstIsOneBatchAndTheWritesItHeldReplyWhenItEnds() {
+        open("capable", false);
+        capable.holdBatches();
+        ByteBuf burst = allocator.buffer();
+        for (long handle = 1; handle <= 3; handle++) {
+            ByteBuf request = conversation.request(0, NbdCommand.WRITE.wireValue(), handle, 4096 * handle, 4096, new byte[4096]);
+            burst.writeBytes(request);
+            request.release();
+        }
+        conversation.send(burst);
+        assertThat(capable.batches()).isEqualTo(1);
+        assertThat(replies(0)).extracting(Reply::handle).containsExactly(3L, 2L, 1L);
+        send(0, NbdCommand.WRITE, 4, 0, 4096, new byte[4096]);
+        assertThat(capable.batches()).as("pieces that end no request start no batch").isEqualTo(2);
+        assertThat(replies(0)).extracting(Reply::handle).containsExactly(4L);
+    }
+
+    @Test
     void writesThenReadsBackWithStructuredReplies() {
         open("capable", true);
         byte[] data = new byte[5000];

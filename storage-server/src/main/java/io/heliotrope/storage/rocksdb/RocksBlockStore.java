@@ -597,6 +597,7 @@ public final class RocksBlockStore implements BlockStore {
      * block written since the last sync, which then syncs (see the class comment).
      */
     private void runWrites(Queue<QueuedWrite> writes, List<QueuedWrite> ran) {
+        int first = ran.size();
         List<QueuedWrite> staged = new ArrayList<>();
         boolean synced = false;
         boolean sync = false;
@@ -623,7 +624,7 @@ public final class RocksBlockStore implements BlockStore {
             try {
                 index(write);
             } catch (RocksDBException | RuntimeException e) {
-                fail(staged, e instanceof RocksDBException r ? failure("write image " + write.imageId, r) : (RuntimeException) e);
+                drop(staged, e instanceof RocksDBException r ? failure("write image " + write.imageId, r) : (RuntimeException) e);
                 continue;
             }
             sync |= write.sync;
@@ -635,22 +636,25 @@ public final class RocksBlockStore implements BlockStore {
                 synced = true;
             }
         } catch (RuntimeException e) {
-            fail(ran, e);
+            // The entries are committed, but a write that asked for a sync, or whose blocks had to be synced, did not get one.
+            ran.subList(first, ran.size()).forEach(write -> fail(write, e));
         }
         if (synced) {
             gatherScattered();
         }
     }
 
-    /** Fails the writes that have not failed already, and drops their batch. */
-    private void fail(List<QueuedWrite> writes, RuntimeException failure) {
-        for (QueuedWrite write : writes) {
-            if (write.failure == null) {
-                write.failure = failure;
-            }
-        }
-        writes.clear();
+    /** Drops the staged writes and their batch, failing them. */
+    private void drop(List<QueuedWrite> staged, RuntimeException failure) {
+        staged.forEach(write -> fail(write, failure));
+        staged.clear();
         stagedBatch.clear();
+    }
+
+    private static void fail(QueuedWrite write, RuntimeException failure) {
+        if (write.failure == null) {
+            write.failure = failure;
+        }
     }
 
     /** Puts the write's blocks into free slots, each one the slot its current entry does not point at. */
@@ -704,7 +708,7 @@ public final class RocksBlockStore implements BlockStore {
         try {
             db.write(asyncWrite, stagedBatch);
         } catch (RocksDBException e) {
-            fail(staged, failure("write image " + staged.get(0).imageId, e));
+            drop(staged, failure("write image " + staged.get(0).imageId, e));
             return;
         }
         stagedBatch.clear();
