@@ -241,12 +241,11 @@ public abstract class AbstractTestBlockStore {
      */
     @Test
     void writesOfEverySizeAndAlignmentMatchAModelOfTheImage() throws Exception {
-        int size = 3 * 256 + 37;
+        ImageModel model = new ImageModel();
+        int size = model.size;
+        long[] versions = model.versions;
+        BlockState[] states = model.states;
         ImageInfo image = store.createImage("model", (long) size * BLOCK_SIZE);
-        long[] versions = new long[size];
-        BlockState[] states = new BlockState[size];
-        byte[] fills = new byte[size];
-        Arrays.fill(states, BlockState.UNWRITTEN);
         TreeMap<Long, BlockVersion> dirty = new TreeMap<>();
         Random random = new Random(42);
         int[] lengths = {1, 3, 255, 256, 257, 512, 600, size};
@@ -257,10 +256,8 @@ public abstract class AbstractTestBlockStore {
                 case 0, 1, 2 -> {
                     int fill = random.nextInt(256);
                     store.write(image.id(), first, blocks(length, fill, random.nextBoolean()), version, false);
+                    model.wrote(first, length, version, fill);
                     for (int block = first; block < first + length; block++) {
-                        versions[block] = version;
-                        states[block] = BlockState.DATA;
-                        fills[block] = (byte) (fill + block - first);
                         dirty.put((long) block, new BlockVersion(block, version, BlockState.DATA));
                     }
                 }
@@ -295,7 +292,7 @@ public abstract class AbstractTestBlockStore {
             if (version % 10 == 0) {
                 reopen();
             }
-            assertMatchesModel(image.id(), versions, states, fills, "after step " + version);
+            assertMatchesModel(image.id(), model, "after step " + version);
         }
         assertThat(store.dirtyBlocks(image.id())).containsExactlyElementsOf(dirty.values());
     }
@@ -307,12 +304,9 @@ public abstract class AbstractTestBlockStore {
      */
     @Test
     void queuedWritesEndAsIfRunInTurnAndOneThatFailsFailsAlone() throws Exception {
-        int size = 3 * 256 + 37;
+        ImageModel model = new ImageModel();
+        int size = model.size;
         ImageInfo image = store.createImage("queued", (long) size * BLOCK_SIZE);
-        long[] versions = new long[size];
-        BlockState[] states = new BlockState[size];
-        byte[] fills = new byte[size];
-        Arrays.fill(states, BlockState.UNWRITTEN);
         Random random = new Random(7);
         int[] lengths = {1, 1, 3, 256, 300};
         long version = 0;
@@ -330,11 +324,7 @@ public abstract class AbstractTestBlockStore {
                         : random.nextBoolean() ? random.nextInt(size - length + 1) : random.nextInt((size - length) / 256 + 1) * 256;
                 int fill = random.nextInt(256);
                 queued.add(store.queueWrite(image.id(), first, blocks(length, fill, random.nextBoolean()), ++version, random.nextInt(8) == 0));
-                for (int block = first; block < first + length; block++) {
-                    versions[block] = version;
-                    states[block] = BlockState.DATA;
-                    fills[block] = (byte) (fill + block - first);
-                }
+                model.wrote(first, length, version, fill);
                 previousFirst = first;
             }
             store.runQueuedWrites();
@@ -344,12 +334,36 @@ public abstract class AbstractTestBlockStore {
             if (round % 10 == 0) {
                 reopen();
             }
-            assertMatchesModel(image.id(), versions, states, fills, "after round " + round);
+            assertMatchesModel(image.id(), model, "after round " + round);
         }
     }
 
-    private void assertMatchesModel(long imageId, long[] versions, BlockState[] states, byte[] fills, String when) {
-        int size = versions.length;
+    /** What a store should hold of an image of a few groups and a part: each block's version, state and data. */
+    private static final class ImageModel {
+        final int size = 3 * 256 + 37;
+        final long[] versions = new long[size];
+        final BlockState[] states = new BlockState[size];
+        final byte[] fills = new byte[size];
+
+        ImageModel() {
+            Arrays.fill(states, BlockState.UNWRITTEN);
+        }
+
+        /** Blocks written with {@link #blocks}{@code (length, fill, ...)}. */
+        void wrote(int first, int length, long version, int fill) {
+            for (int block = first; block < first + length; block++) {
+                versions[block] = version;
+                states[block] = BlockState.DATA;
+                fills[block] = (byte) (fill + block - first);
+            }
+        }
+    }
+
+    private void assertMatchesModel(long imageId, ImageModel model, String when) {
+        int size = model.size;
+        long[] versions = model.versions;
+        BlockState[] states = model.states;
+        byte[] fills = model.fills;
         List<BlockVersion> expected = new ArrayList<>();
         List<BlockRun> runs = new ArrayList<>();
         long dataBlocks = 0;
