@@ -45,6 +45,8 @@ final class ImageDevice implements BlockDevice {
     private boolean closed;
     /** Confined to the thread that starts and ends batches. */
     private boolean batching;
+    /** Whether a write of the batch was queued, confined as {@code batching} is. */
+    private boolean queuedInBatch;
 
     /** @param executor runs store calls */
     ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
@@ -104,6 +106,7 @@ final class ImageDevice implements BlockDevice {
         int length = data.readableBytes();
         if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
             boolean queue = batching;
+            queuedInBatch |= queue;
             return CompletableFuture.supplyAsync(() -> {
                 session.checkCurrent();
                 if (queue) {
@@ -125,11 +128,14 @@ final class ImageDevice implements BlockDevice {
         batching = true;
     }
 
-    /** Runs the store's queued writes, after the calls made before. */
+    /** Runs the store's queued writes, after the calls made before; a batch that queued none hands nothing over. */
     @Override
     public void endBatch() {
         batching = false;
-        executor.execute(store::runQueuedWrites);
+        if (queuedInBatch) {
+            queuedInBatch = false;
+            executor.execute(store::runQueuedWrites);
+        }
     }
 
     @Override
