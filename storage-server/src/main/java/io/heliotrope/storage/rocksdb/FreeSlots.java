@@ -10,11 +10,12 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Per block, the slot its next copy goes to, whether it was written since the last sync,
- * and whether each of its slots has held data (so the file has pages there, and a write
- * may copy into the mapping instead of allocating through a system call): four bits per
- * block, so a write need not read the block's index entry. Loaded from the index
+ * whether each of its slots has held data (so the file has pages there, and a write
+ * may copy into the mapping instead of allocating through a system call), and whether its
+ * current copy is inline, in the index: five bits per block, so a write need not read the
+ * block's index entry. Loaded from the index
  * {@value #CHUNK_BLOCKS} blocks (256 MiB) at a time, when a write first touches them:
- * 32 KiB of memory per chunk written. A slot not known to have held data since the load
+ * 40 KiB of memory per chunk written. A slot not known to have held data since the load
  * counts as empty. Not thread-safe; the store's write lock guards it.
  */
 final class FreeSlots {
@@ -34,6 +35,7 @@ final class FreeSlots {
         final BitSet unsynced = new BitSet(CHUNK_BLOCKS);
         final BitSet currentHeldData = new BitSet(CHUNK_BLOCKS);
         final BitSet nextHeldData = new BitSet(CHUNK_BLOCKS);
+        final BitSet inline = new BitSet(CHUNK_BLOCKS);
     }
 
     private final Loader loader;
@@ -64,9 +66,23 @@ final class FreeSlots {
         return chunk(imageId, block).unsynced.get(bit(block));
     }
 
+    /** Whether the block's current copy is inline, in the index. */
+    boolean inline(long imageId, long block) {
+        return chunk(imageId, block).inline.get(bit(block));
+    }
+
+    /**
+     * Records that the block's current copy is now inline; it was written since the last
+     * sync already, and its slots stay as they were.
+     */
+    void wroteInline(long imageId, long block) {
+        chunk(imageId, block).inline.set(bit(block));
+    }
+
     /** Records that the block's current copy is now in {@code slot}, not yet synced. */
     void wrote(long imageId, long block, int slot) {
         Chunk chunk = chunk(imageId, block);
+        chunk.inline.clear(bit(block));
         chunk.nextIsOne.set(bit(block), slot == 0);
         chunk.nextHeldData.set(bit(block), chunk.currentHeldData.get(bit(block)));
         chunk.currentHeldData.set(bit(block));
@@ -118,8 +134,12 @@ final class FreeSlots {
         return images.computeIfAbsent(imageId, id -> new HashMap<>()).computeIfAbsent(chunkIndex, index -> {
             Chunk chunk = new Chunk();
             loader.load(imageId, index * CHUNK_BLOCKS, CHUNK_BLOCKS, (found, slot, data) -> {
-                chunk.nextIsOne.set(bit(found), slot == 0);
-                chunk.currentHeldData.set(bit(found), data);
+                if (data && slot == IndexEntries.INLINE) {
+                    chunk.inline.set(bit(found));
+                } else {
+                    chunk.nextIsOne.set(bit(found), slot == 0);
+                    chunk.currentHeldData.set(bit(found), data);
+                }
             });
             return chunk;
         });

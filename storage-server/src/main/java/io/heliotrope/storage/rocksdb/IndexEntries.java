@@ -8,7 +8,8 @@ import static io.heliotrope.storage.rocksdb.BlockFiles.GROUP;
  * Keys and values of the {@code blocks} column family of {@link RocksBlockStore}.
  * <ul>
  *   <li>A block entry, key {@code imageId(8) | block(8)}: {@code version(8) | state(1) | slot(1)},
- *   followed for data by the {@code crc32c(4)} of the data in that slot. A zero marker
+ *   followed for data by the {@code crc32c(4)} of the data in that slot. Slot {@link #INLINE}
+ *   means the data is in the {@code inline} column family under the same key. A zero marker
  *   keeps the slot of the block's last data.</li>
  *   <li>A group entry, key {@code imageId(8) | firstBlock(8) | 0}, for a write that covered
  *   all {@value BlockFiles#GROUP} blocks of a group: {@code version(8) | state(1)}, one slot
@@ -25,6 +26,8 @@ final class IndexEntries {
     static final int STATE = 8;
     static final int SLOT = 9;
     static final int CRC = 10;
+    /** The slot of a block whose data is in the index, not in its block file. */
+    static final int INLINE = 2;
     private static final int KEY = 16;
     private static final int GROUP_SLOTS = 9;
     private static final int GROUP_CRCS = GROUP_SLOTS + GROUP / 8;
@@ -62,6 +65,11 @@ final class IndexEntries {
 
     static boolean isData(byte[] entry) {
         return entry[STATE] == STATE_DATA;
+    }
+
+    /** Whether a data entry's copy is in the index, not in the block file. */
+    static boolean isInline(byte[] entry) {
+        return isData(entry) && entry[SLOT] == INLINE;
     }
 
     static int crc(byte[] entry) {

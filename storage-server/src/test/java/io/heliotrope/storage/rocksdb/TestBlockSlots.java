@@ -90,27 +90,74 @@ class TestBlockSlots {
     }
 
     @Test
-    void aBlockRewrittenBeforeASyncIsSyncedFirstSoNoSlotACrashCouldBringBackIsOverwritten() {
+    void aBlockRewrittenBeforeASyncGoesInlineSoNoSlotACrashCouldBringBackIsOverwritten() throws IOException {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
-            long before = store.syncs();
             for (int block = 0; block < 64; block++) {
                 store.write(image.id(), block, block(block), 1, false);
             }
-            assertThat(store.syncs()).as("distinct blocks need no sync").isEqualTo(before);
+            store.sync();
+            long before = store.syncs();
             store.write(image.id(), 7, block(100), 2, false);
-            assertThat(store.syncs()).isEqualTo(before + 1);
-            store.write(image.id(), 8, block(101), 2, false);
-            assertThat(store.syncs()).as("block 8 was synced with the rest").isEqualTo(before + 1);
-            store.zero(image.id(), 9, 1, 2, false);
-            store.write(image.id(), 9, block(102), 3, false);
-            assertThat(store.syncs()).as("a zero marker keeps its block's slot, so the next write needs no sync").isEqualTo(before + 1);
-            assertThat(read(store, image.id(), 7, 3).array()).startsWith(block(100).array()).endsWith(block(102).array());
+            store.write(image.id(), 7, block(101), 3, false);
+            store.write(image.id(), 7, block(102), 4, false);
+            assertThat(store.syncs()).as("rewrites need no sync").isEqualTo(before);
+            assertThat(fileHolds(image.id(), 7, 0, 7)).as("the synced copy, where a crash would bring the index back to").isTrue();
+            assertThat(fileHolds(image.id(), 7, 1, 100)).as("the first copy since the sync, which a crash may also bring back").isTrue();
+            assertThat(read(store, image.id(), 6, 3).array()).startsWith(block(6).array()).endsWith(block(8).array())
+                    .containsSequence(block(102).array());
+
+            store.zero(image.id(), 8, 1, 2, false);
+            store.write(image.id(), 8, block(103), 3, false);
+            store.write(image.id(), 9, block(104), 2, false);
+            store.zero(image.id(), 9, 1, 3, false);
+            assertThat(store.syncs()).isEqualTo(before);
+            assertThat(read(store, image.id(), 8, 2).array()).startsWith(block(103).array()).endsWith(block(0).array());
+
+            store.sync();
+            store.write(image.id(), 7, block(105), 5, false);
+            assertThat(fileHolds(image.id(), 7, 0, 105)).as("after a sync the inline copy is the synced one: a slot takes the write").isTrue();
+        }
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            long id = store.image("disk").id();
+            assertThat(read(store, id, 7, 3).array()).startsWith(block(105).array()).containsSequence(block(103).array()).endsWith(block(0).array());
         }
     }
 
     @Test
-    void aQueuedBatchIsCommittedAndSyncedBeforeAWriteOfABlockItWroteOrOneWrittenSinceTheLastSync() {
+    void inlineCopiesSurviveAReopenAndGiveWayToTheNextWrite() {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
+            store.write(image.id(), 3, block(1), 1, false);
+            store.write(image.id(), 3, block(2), 2, false);
+        }
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            long id = store.image("disk").id();
+            assertThat(read(store, id, 3, 1)).isEqualTo(block(2));
+            store.write(id, 3, block(3), 3, false);
+            store.write(id, 4, block(4), 3, false);
+            store.write(id, 4, block(5), 4, false);
+            assertThat(read(store, id, 0, 256).slice(3 * BLOCK_SIZE, 2 * BLOCK_SIZE)).isEqualTo(ByteBuffer.allocate(2 * BLOCK_SIZE).put(block(3)).put(block(5)).flip());
+            long syncs = store.syncs();
+            store.write(id, 0, ByteBuffer.allocate(256 * BLOCK_SIZE), 5, false);
+            assertThat(store.syncs()).as("a whole group over blocks written since the sync syncs first").isEqualTo(syncs + 1);
+            assertThat(read(store, id, 4, 1)).isEqualTo(ByteBuffer.allocate(BLOCK_SIZE));
+        }
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+            assertThat(read(store, store.image("disk").id(), 0, 256)).isEqualTo(ByteBuffer.allocate(256 * BLOCK_SIZE));
+        }
+    }
+
+    /** Whether the first byte of {@code slot} of {@code block} in the image's file is {@code value}. */
+    private boolean fileHolds(long imageId, long block, int slot, int value) throws IOException {
+        try (RandomAccessFile file = new RandomAccessFile(blockFile(imageId).toFile(), "r")) {
+            file.seek(BlockFiles.offset(block, slot));
+            return file.read() == value;
+        }
+    }
+
+    @Test
+    void aQueuedBatchIsCommittedBeforeAWriteOfABlockItWroteWhichThenGoesInline() {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
             ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
             for (int block = 0; block < 8; block++) {
@@ -123,23 +170,20 @@ class TestBlockSlots {
             assertThat(queued).noneMatch(CompletableFuture::isDone);
             store.runQueuedWrites();
             assertThat(queued).allMatch(write -> write.isDone() && !write.isCompletedExceptionally());
-            assertThat(store.syncs()).as("blocks not written since the last sync").isEqualTo(before);
 
             store.queueWrite(image.id(), 40, block(40), 3, false);
             store.queueWrite(image.id(), 5, block(41), 3, false);
             store.queueWrite(image.id(), 40, block(42), 4, false);
             store.runQueuedWrites();
-            assertThat(store.syncs()).as("block 5 was written since the last sync; block 40 was synced with it").isEqualTo(before + 1);
-
             store.queueWrite(image.id(), 50, block(50), 5, false);
             store.queueWrite(image.id(), 50, block(51), 6, false);
             store.runQueuedWrites();
-            assertThat(store.syncs()).as("the second write of block 50 waits for the first to commit and sync").isEqualTo(before + 2);
+            assertThat(store.syncs()).as("rewrites of blocks written since the last sync go inline").isEqualTo(before);
 
             CompletableFuture<Void> beforeSync = store.queueWrite(image.id(), 60, block(60), 7, false);
             store.sync();
             assertThat(beforeSync).as("a sync runs the queued writes first").isDone();
-            assertThat(store.syncs()).isEqualTo(before + 3);
+            assertThat(store.syncs()).isEqualTo(before + 1);
             for (int[] expected : new int[][] {{5, 41}, {20, 20}, {21, 21}, {40, 42}, {50, 51}, {60, 60}}) {
                 assertThat(read(store, image.id(), expected[0], 1).array()).as("block %s", expected[0]).isEqualTo(block(expected[1]).array());
             }
