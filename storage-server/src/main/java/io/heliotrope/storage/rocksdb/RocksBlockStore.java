@@ -631,6 +631,16 @@ public final class RocksBlockStore implements BlockStore {
             return imageId == other.imageId && firstBlock < other.firstBlock + other.count && other.firstBlock < firstBlock + count;
         }
 
+        /** Whether the write covers {@code block} of its image. */
+        boolean covers(long block) {
+            return firstBlock <= block && block < firstBlock + count;
+        }
+
+        /** Whether the write covers a whole group, so it has a group entry. */
+        boolean coversGroup() {
+            return groupsTo() > groupsFrom();
+        }
+
         /** The first block of the first whole group the write covers; blocks before it get entries of their own. */
         long groupsFrom() {
             return (firstBlock + GROUP - 1) / GROUP * GROUP;
@@ -651,10 +661,11 @@ public final class RocksBlockStore implements BlockStore {
 
     /**
      * Runs the writes in {@code writes}, adding each to {@code ran} with its failure, if any.
-     * Their index entries go to RocksDB in as few batches as can be: a batch is committed
-     * before a write that touches a block of one of its writes. Blocks written since the
-     * last sync go inline, unless the write covers a whole group: then the batch is committed
-     * and the store syncs first (see the class comment).
+     * Their index entries go to RocksDB in as few batches as can be. Blocks written since the
+     * last sync, or by a write staged in the batch, go inline; a write that covers a whole
+     * group, or touches a block of a staged one that does, has the batch committed first,
+     * and if it rewrites blocks written since the sync, the store syncs too (see the class
+     * comment): group entries have no inline form.
      */
     private void runWrites(Queue<QueuedWrite> writes, List<QueuedWrite> ran) {
         int first = ran.size();
@@ -664,20 +675,19 @@ public final class RocksBlockStore implements BlockStore {
         for (QueuedWrite write; (write = writes.poll()) != null; ) {
             ran.add(write);
             try {
-                for (QueuedWrite other : staged) {
-                    if (other.overlaps(write)) {
-                        commit(staged);
-                        break;
-                    }
+                List<QueuedWrite> overlapped = overlapped(staged, write);
+                if (!overlapped.isEmpty() && (write.coversGroup() || overlapped.stream().anyMatch(QueuedWrite::coversGroup))) {
+                    commit(staged);
+                    overlapped = List.of();
                 }
-                boolean rewrites = writtenSinceSync(write.imageId, write.firstBlock, write.count);
-                if (rewrites && write.groupsTo() > write.groupsFrom()) {
+                boolean rewrites = !overlapped.isEmpty() || writtenSinceSync(write.imageId, write.firstBlock, write.count);
+                if (rewrites && write.coversGroup()) {
                     commit(staged);
                     syncLocked();
                     synced = true;
                     rewrites = false;
                 }
-                place(write, rewrites);
+                place(write, rewrites, overlapped);
             } catch (RuntimeException e) {
                 write.failure = e;
                 continue;
@@ -706,6 +716,20 @@ public final class RocksBlockStore implements BlockStore {
         }
     }
 
+    /** The staged writes that touch a block of {@code write}. */
+    private static List<QueuedWrite> overlapped(List<QueuedWrite> staged, QueuedWrite write) {
+        List<QueuedWrite> overlapped = List.of();
+        for (QueuedWrite other : staged) {
+            if (other.overlaps(write)) {
+                if (overlapped.isEmpty()) {
+                    overlapped = new ArrayList<>();
+                }
+                overlapped.add(other);
+            }
+        }
+        return overlapped;
+    }
+
     /** Drops the staged writes and their batch, failing them. */
     private void drop(List<QueuedWrite> staged, RuntimeException failure) {
         staged.forEach(write -> fail(write, failure));
@@ -721,9 +745,12 @@ public final class RocksBlockStore implements BlockStore {
 
     /**
      * Puts the write's blocks into free slots, each one the slot its current entry does not
-     * point at; with {@code rewrites}, the blocks written since the last sync go inline.
+     * point at; with {@code rewrites}, the blocks written since the last sync, or by the
+     * {@code overlapped} writes staged before it, go inline. Those blocks' entries then come
+     * twice in one batch, and the later one wins: the staged writes' slots, which the batch's
+     * commit marks written, are taken by no other copy.
      */
-    private void place(QueuedWrite write, boolean rewrites) {
+    private void place(QueuedWrite write, boolean rewrites, List<QueuedWrite> overlapped) {
         int start = write.start;
         int count = write.count;
         int[] slots = new int[count];
@@ -731,7 +758,8 @@ public final class RocksBlockStore implements BlockStore {
         boolean[] heldData = new boolean[count];
         for (int i = 0; i < count; i++) {
             long block = write.firstBlock + i;
-            slots[i] = rewrites && freeSlots.unsynced(write.imageId, block) ? INLINE : freeSlots.next(write.imageId, block);
+            boolean rewrite = rewrites && (freeSlots.unsynced(write.imageId, block) || overlapped.stream().anyMatch(other -> other.covers(block)));
+            slots[i] = rewrite ? INLINE : freeSlots.next(write.imageId, block);
             heldData[i] = freeSlots.nextHeldData(write.imageId, block);
             crcs[i] = checksum(write.source.slice(start + i * BLOCK_SIZE, BLOCK_SIZE));
         }

@@ -157,9 +157,9 @@ class TestBlockSlots {
     }
 
     @Test
-    void aQueuedBatchIsCommittedBeforeAWriteOfABlockItWroteWhichThenGoesInline() {
+    void blocksWrittenTwiceInOneQueuedBatchOrSinceTheLastSyncGoInlineWithoutASync() {
         try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
-            ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
+            ImageInfo image = store.createImage("disk", 768 * BLOCK_SIZE);
             for (int block = 0; block < 8; block++) {
                 store.write(image.id(), block, block(block), 1, false);
             }
@@ -179,6 +179,18 @@ class TestBlockSlots {
             store.queueWrite(image.id(), 50, block(51), 6, false);
             store.runQueuedWrites();
             assertThat(store.syncs()).as("rewrites of blocks written since the last sync go inline").isEqualTo(before);
+
+            // A whole group and a block of it in one batch, either way round.
+            store.queueWrite(image.id(), 256, ByteBuffer.allocate(256 * BLOCK_SIZE), 8, false);
+            store.queueWrite(image.id(), 259, block(33), 9, false);
+            store.runQueuedWrites();
+            assertThat(store.syncs()).as("the group was committed before the block went inline").isEqualTo(before);
+            store.queueWrite(image.id(), 600, block(34), 10, false);
+            store.queueWrite(image.id(), 512, ByteBuffer.allocate(256 * BLOCK_SIZE), 11, false);
+            store.runQueuedWrites();
+            assertThat(store.syncs()).as("the block was committed, so the group over it synced first").isEqualTo(before + 1);
+            assertThat(read(store, image.id(), 256, 512)).isEqualTo(ByteBuffer.allocate(512 * BLOCK_SIZE).put(3 * BLOCK_SIZE, block(33), 0, BLOCK_SIZE));
+            before = store.syncs();
 
             CompletableFuture<Void> beforeSync = store.queueWrite(image.id(), 60, block(60), 7, false);
             store.sync();
