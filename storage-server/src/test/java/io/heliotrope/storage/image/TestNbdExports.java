@@ -7,11 +7,14 @@ import io.heliotrope.nbd.NbdException;
 import io.heliotrope.nbd.protocol.NbdError;
 import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_POLICY;
@@ -36,6 +39,7 @@ class TestNbdExports {
             entry(ErrorCode.BLOCK_NOT_LOCAL, NbdError.EIO),
             entry(ErrorCode.PEER_UNAVAILABLE, NbdError.EIO),
             entry(ErrorCode.SHUTTING_DOWN, NbdError.ESHUTDOWN),
+            entry(ErrorCode.NO_SPACE, NbdError.ENOSPC),
             entry(ErrorCode.STORAGE_FAILURE, NbdError.EIO));
     private static final Map<ErrorCode, Integer> OPTION_ERROR = Map.of(
             ErrorCode.IMAGE_NOT_FOUND, REP_ERR_UNKNOWN,
@@ -72,10 +76,43 @@ class TestNbdExports {
     }
 
     @Test
+    void aFullDiskFailsAWriteWithNoSpace() {
+        BlockDevice full = new NbdExports.TranslatingDevice(new FullDisk());
+        Throwable failure = full.write(0, Unpooled.EMPTY_BUFFER, false).handle((ignored, thrown) -> thrown).join();
+        assertThat(NbdErrors.toNbdError(failure)).isEqualTo(NbdError.ENOSPC);
+    }
+
+    @Test
     void theTranslatingDeviceLeavesNoMethodToItsDefault() throws NoSuchMethodException {
         for (Method method : BlockDevice.class.getMethods()) {
             Method own = NbdExports.TranslatingDevice.class.getMethod(method.getName(), method.getParameterTypes());
             assertThat(own.getDeclaringClass()).as(method.getName()).isEqualTo(NbdExports.TranslatingDevice.class);
         }
+    }
+
+    /** A device whose every write finds the disk full. */
+    private static final class FullDisk implements BlockDevice {
+        @Override
+        public long size() {
+            return 4096;
+        }
+
+        @Override
+        public CompletableFuture<ByteBuf> read(long offset, int length) {
+            throw new UnsupportedOperationException("read");
+        }
+
+        @Override
+        public CompletableFuture<Void> write(long offset, ByteBuf data, boolean fua) {
+            return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.NO_SPACE, "disk full"));
+        }
+
+        @Override
+        public CompletableFuture<Void> flush() {
+            return CompletableFuture.completedFuture(null);
+        }
+
+        @Override
+        public void close() {}
     }
 }
