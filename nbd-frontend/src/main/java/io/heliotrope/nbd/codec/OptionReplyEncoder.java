@@ -24,54 +24,49 @@ import static io.heliotrope.nbd.protocol.NbdConstants.REP_SERVER;
 public final class OptionReplyEncoder extends MessageToMessageEncoder<OptionReply> {
     public static final OptionReplyEncoder INSTANCE = new OptionReplyEncoder();
 
+    private static final int TYPE_OFFSET = 12;
+    private static final int LENGTH_OFFSET = 16;
     private static final int HEADER = 20;
 
     private OptionReplyEncoder() {}
 
     @Override
     protected void encode(ChannelHandlerContext ctx, OptionReply reply, List<Object> out) {
-        ByteBuf buf;
+        ByteBuf buf = ctx.alloc().buffer();
+        buf.writeLong(OPTION_REPLY_MAGIC);
+        buf.writeInt(reply.option());
+        // The type and the length of the data, set once the data is written.
+        buf.writeZero(HEADER - TYPE_OFFSET);
+        int type;
         if (reply instanceof OptionReply.Ack) {
-            buf = header(ctx, reply, REP_ACK, 0);
+            type = REP_ACK;
         } else if (reply instanceof OptionReply.Server server) {
-            int length = ByteBufUtil.utf8Bytes(server.exportName());
-            buf = header(ctx, reply, REP_SERVER, 4 + length);
-            buf.writeInt(length);
+            type = REP_SERVER;
+            buf.writeInt(ByteBufUtil.utf8Bytes(server.exportName()));
             buf.writeCharSequence(server.exportName(), StandardCharsets.UTF_8);
         } else if (reply instanceof OptionReply.ExportInfo export) {
-            buf = header(ctx, reply, REP_INFO, 12);
-            buf.writeShort(INFO_EXPORT);
-            buf.writeLong(export.size());
-            buf.writeShort(export.transmissionFlags());
+            type = REP_INFO;
+            buf.writeShort(INFO_EXPORT).writeLong(export.size()).writeShort(export.transmissionFlags());
         } else if (reply instanceof OptionReply.NameInfo name) {
-            buf = header(ctx, reply, REP_INFO, 2 + ByteBufUtil.utf8Bytes(name.exportName()));
+            type = REP_INFO;
             buf.writeShort(INFO_NAME);
             buf.writeCharSequence(name.exportName(), StandardCharsets.UTF_8);
         } else if (reply instanceof OptionReply.BlockSizeInfo blockSize) {
-            buf = header(ctx, reply, REP_INFO, 14);
-            buf.writeShort(INFO_BLOCK_SIZE);
-            buf.writeInt(blockSize.minimum());
-            buf.writeInt(blockSize.preferred());
-            buf.writeInt(blockSize.maximum());
+            type = REP_INFO;
+            buf.writeShort(INFO_BLOCK_SIZE).writeInt(blockSize.minimum()).writeInt(blockSize.preferred()).writeInt(blockSize.maximum());
         } else if (reply instanceof OptionReply.MetaContext context) {
-            buf = header(ctx, reply, REP_META_CONTEXT, 4 + ByteBufUtil.utf8Bytes(context.name()));
+            type = REP_META_CONTEXT;
             buf.writeInt(context.contextId());
             buf.writeCharSequence(context.name(), StandardCharsets.UTF_8);
         } else if (reply instanceof OptionReply.Error error) {
-            buf = header(ctx, reply, error.type(), ByteBufUtil.utf8Bytes(error.message()));
+            type = error.type();
             buf.writeCharSequence(error.message(), StandardCharsets.UTF_8);
         } else {
+            buf.release();
             throw new IllegalArgumentException("unknown option reply " + reply);
         }
+        buf.setInt(TYPE_OFFSET, type);
+        buf.setInt(LENGTH_OFFSET, buf.readableBytes() - HEADER);
         out.add(buf);
-    }
-
-    private static ByteBuf header(ChannelHandlerContext ctx, OptionReply reply, int type, int length) {
-        ByteBuf buf = ctx.alloc().buffer(HEADER + length);
-        buf.writeLong(OPTION_REPLY_MAGIC);
-        buf.writeInt(reply.option());
-        buf.writeInt(type);
-        buf.writeInt(length);
-        return buf;
     }
 }
