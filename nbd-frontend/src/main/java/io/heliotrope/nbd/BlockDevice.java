@@ -12,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
  * in-range requests ({@code offset + length <= size()}) and only the operations its
  * capabilities declare. Any alignment may reach it. Methods must not block the caller:
  * they return futures, completed on whatever thread the device likes. A future failed
- * with a {@code HeliotropeException} is answered with the NBD error of its code.
+ * with an {@link NbdException} is answered with the NBD error of its kind; any other
+ * failure with {@code EIO} (or {@code ENOTSUP}, {@code ENOMEM} where they fit).
  *
  * <p>Where a device lacks a capability, the server emulates it: FUA by a flush after the
  * write, WRITE_ZEROES by writing zeros, CACHE by doing nothing (it is advisory).

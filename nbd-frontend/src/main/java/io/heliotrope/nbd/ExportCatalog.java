@@ -17,8 +17,8 @@ public interface ExportCatalog {
     }
 
     /**
-     * Opens an export for one connection. Fails with a {@code HeliotropeException}
-     * of code {@code IMAGE_NOT_FOUND} when there is no such export.
+     * Opens an export for one connection. Fails with an {@link NbdException} of kind
+     * {@code UNKNOWN_EXPORT} when there is no such export.
      */
     CompletableFuture<BlockDevice> open(String name);
 }

@@ -22,12 +22,4 @@ public record Extent(long length, boolean hole, boolean zero) {
     public static Extent allocatedZeros(long length) {
         return new Extent(length, false, true);
     }
-
-    public Extent withLength(long newLength) {
-        return new Extent(newLength, hole, zero);
-    }
-
-    public boolean sameState(Extent other) {
-        return hole == other.hole && zero == other.zero;
-    }
 }

@@ -2,6 +2,7 @@ package io.heliotrope.nbd;
 
 import io.heliotrope.nbd.codec.NbdHandshakeHandler;
 import io.heliotrope.nbd.codec.NbdReplyEncoder;
+import io.heliotrope.nbd.server.BaseAllocation;
 import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdTransmissionHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -10,6 +11,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.IHAVEOPT;
 import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_MAGIC;
@@ -23,12 +25,16 @@ public final class NbdConversation implements AutoCloseable {
     private final EmbeddedChannel channel;
 
     public NbdConversation(ExportCatalog catalog, TrackingAllocator allocator) {
+        this(catalog, List.of(new BaseAllocation()), allocator);
+    }
+
+    public NbdConversation(ExportCatalog catalog, List<MetaContext> metaContexts, TrackingAllocator allocator) {
         this.allocator = allocator;
         NbdMetrics metrics = new NbdMetrics(new SimpleMeterRegistry());
         channel = new EmbeddedChannel();
         channel.config().setAllocator(allocator);
         channel.pipeline().addLast("replies", NbdReplyEncoder.INSTANCE);
-        channel.pipeline().addLast("handshake", new NbdHandshakeHandler(catalog, session -> new NbdTransmissionHandler(session, metrics)));
+        channel.pipeline().addLast("handshake", new NbdHandshakeHandler(catalog, metaContexts, session -> new NbdTransmissionHandler(session, metrics)));
         channel.pipeline().fireChannelActive();
     }
 
@@ -78,6 +84,18 @@ public final class NbdConversation implements AutoCloseable {
     public ByteBuf goData(String name) {
         byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
         return allocator.buffer().writeInt(bytes.length).writeBytes(bytes).writeShort(0);
+    }
+
+    /** The data of {@code NBD_OPT_LIST_META_CONTEXT} or {@code NBD_OPT_SET_META_CONTEXT}. */
+    public ByteBuf metaContextData(String export, String... queries) {
+        ByteBuf data = allocator.buffer();
+        byte[] name = export.getBytes(StandardCharsets.UTF_8);
+        data.writeInt(name.length).writeBytes(name).writeInt(queries.length);
+        for (String query : queries) {
+            byte[] bytes = query.getBytes(StandardCharsets.UTF_8);
+            data.writeInt(bytes.length).writeBytes(bytes);
+        }
+        return data;
     }
 
     public ByteBuf request(int flags, int type, long handle, long offset, long length, byte[] payload) {

@@ -1,6 +1,7 @@
 package io.heliotrope.nbd;
 
 import io.heliotrope.nbd.protocol.NbdCommand;
+import io.heliotrope.nbd.server.BaseAllocation;
 import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
@@ -15,6 +16,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 
@@ -65,7 +67,7 @@ class TestNbdFuzz {
     void realServerServesAWellBehavedClientAfterHostileOnes() throws IOException {
         TestingBlockDevice device = new TestingBlockDevice(DEVICE_SIZE, ByteBufAllocator.DEFAULT, true, false);
         NbdServerConfig config = new NbdServerConfig(new InetSocketAddress("127.0.0.1", 0), 2, NbdServerConfig.DEFAULT_POLL);
-        try (NbdServer server = new NbdServer(config, new TestingExportCatalog(Map.of("disk", device)), new NbdMetrics(new SimpleMeterRegistry()))) {
+        try (NbdServer server = new NbdServer(config, new TestingExportCatalog(Map.of("disk", device)), List.of(new BaseAllocation()), new NbdMetrics(new SimpleMeterRegistry()))) {
             for (int i = 0; i < 300; i++) {
                 ByteBuf input = hostileInput(ByteBufAllocator.DEFAULT, i % 4);
                 byte[] bytes = new byte[input.readableBytes()];

@@ -1,8 +1,5 @@
 package io.heliotrope.nbd;
 
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
-
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -24,7 +21,7 @@ public final class TestingExportCatalog implements ExportCatalog {
     public CompletableFuture<BlockDevice> open(String name) {
         BlockDevice device = devices.get(name);
         return device == null
-                ? CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image '" + name + "' does not exist"))
+                ? CompletableFuture.failedFuture(new NbdException(NbdException.Kind.UNKNOWN_EXPORT, "image '" + name + "' does not exist"))
                 : CompletableFuture.completedFuture(device);
     }
 }

@@ -20,6 +20,8 @@ public enum ErrorCode {
     BLOCK_NOT_LOCAL(Kind.RETRYABLE),
     PEER_UNAVAILABLE(Kind.RETRYABLE),
     SHUTTING_DOWN(Kind.RETRYABLE),
+    /** The storage has no room for the write; it may succeed once space is freed. */
+    NO_SPACE(Kind.RETRYABLE),
     STORAGE_FAILURE(Kind.INTERNAL);
 
     public enum Kind {

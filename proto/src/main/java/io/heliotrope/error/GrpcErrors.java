@@ -32,6 +32,7 @@ public final class GrpcErrors {
             case IMAGE_EXISTS -> Status.ALREADY_EXISTS;
             case IMAGE_IN_USE, LEASE_HELD, STALE_LEASE -> Status.FAILED_PRECONDITION;
             case PEER_UNAVAILABLE, SHUTTING_DOWN, BLOCK_NOT_LOCAL -> Status.UNAVAILABLE;
+            case NO_SPACE -> Status.RESOURCE_EXHAUSTED;
             case STORAGE_FAILURE -> Status.INTERNAL;
         };
         if (e.code().kind() == ErrorCode.Kind.INTERNAL) {

@@ -1,10 +1,12 @@
 package io.heliotrope.nbd.codec;
 
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.MetaContext;
+import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.nbd.protocol.NbdSession;
+import io.heliotrope.nbd.protocol.NbdSession.SelectedContext;
+import io.heliotrope.nbd.protocol.OptionReply;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandler;
@@ -14,24 +16,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION;
-import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION_ID;
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_NO_ZEROES;
 import static io.heliotrope.nbd.protocol.NbdConstants.IHAVEOPT;
-import static io.heliotrope.nbd.protocol.NbdConstants.INFO_BLOCK_SIZE;
-import static io.heliotrope.nbd.protocol.NbdConstants.INFO_EXPORT;
 import static io.heliotrope.nbd.protocol.NbdConstants.INFO_NAME;
 import static io.heliotrope.nbd.protocol.NbdConstants.MAX_OPTION_LENGTH;
 import static io.heliotrope.nbd.protocol.NbdConstants.MAX_PAYLOAD;
-import static io.heliotrope.nbd.protocol.NbdConstants.MAX_STRING_LENGTH;
 import static io.heliotrope.nbd.protocol.NbdConstants.NBDMAGIC;
-import static io.heliotrope.nbd.protocol.NbdConstants.OPTION_REPLY_MAGIC;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_ABORT;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_EXPORT_NAME;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_GO;
@@ -41,16 +36,10 @@ import static io.heliotrope.nbd.protocol.NbdConstants.OPT_LIST_META_CONTEXT;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_SET_META_CONTEXT;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_STRUCTURED_REPLY;
 import static io.heliotrope.nbd.protocol.NbdConstants.PREFERRED_BLOCK_SIZE;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_ACK;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_INVALID;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_POLICY;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_SHUTDOWN;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_TOO_BIG;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNKNOWN;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNSUP;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_INFO;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_META_CONTEXT;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_SERVER;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -60,6 +49,8 @@ import static java.util.Objects.requireNonNull;
  * Malformed options are answered with {@code NBD_REP_ERR_INVALID}; an option longer than
  * we read is skipped without being buffered and answered with {@code NBD_REP_ERR_TOO_BIG}.
  * A client that has not chosen an export within {@value #HANDSHAKE_TIMEOUT_SECONDS} s is closed.
+ * Replies are {@link OptionReply} messages, for the {@link OptionReplyEncoder} this handler
+ * puts before itself while it runs.
  */
 public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     private static final Logger log = LoggerFactory.getLogger(NbdHandshakeHandler.class);
@@ -77,23 +68,31 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     }
 
     private final ExportCatalog catalog;
+    private final List<MetaContext> metaContexts;
     private final Function<NbdSession, ChannelHandler> transmission;
 
     private State state = State.CLIENT_FLAGS;
     private boolean noZeroes;
     private boolean structuredReplies;
     private String metaContextExport;
-    private boolean baseAllocation;
+    private List<SelectedContext> selectedContexts = List.of();
     private int option;
     private long optionLength;
 
     /**
+     * @param metaContexts the metadata contexts offered, in order; a selected context's id is its position plus one
      * @param transmission makes the handler that serves requests of a negotiated session;
      * it is added after the request decoder and must close the session's device.
      */
-    public NbdHandshakeHandler(ExportCatalog catalog, Function<NbdSession, ChannelHandler> transmission) {
+    public NbdHandshakeHandler(ExportCatalog catalog, List<MetaContext> metaContexts, Function<NbdSession, ChannelHandler> transmission) {
         this.catalog = requireNonNull(catalog, "catalog is null");
+        this.metaContexts = List.copyOf(metaContexts);
         this.transmission = requireNonNull(transmission, "transmission is null");
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        ctx.pipeline().addBefore(ctx.name(), replyEncoderName(ctx), OptionReplyEncoder.INSTANCE);
     }
 
     @Override
@@ -150,7 +149,7 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                     if (option == OPT_EXPORT_NAME) {
                         fail(ctx, in, "export name too long");
                     } else {
-                        replyError(ctx, REP_ERR_TOO_BIG, "option too long");
+                        refuse(ctx, REP_ERR_TOO_BIG, "option too long");
                         ctx.flush();
                     }
                 }
@@ -169,60 +168,38 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     }
 
     private void handleOption(ChannelHandlerContext ctx, ByteBuf data) {
-        switch (option) {
-            case OPT_EXPORT_NAME -> open(ctx, data.toString(StandardCharsets.UTF_8), false, List.of());
-            case OPT_ABORT -> {
-                reply(ctx, REP_ACK, null);
-                state = State.DONE;
-                ctx.flush();
-                ctx.close();
-            }
-            case OPT_LIST -> listExports(ctx, data);
-            case OPT_INFO, OPT_GO -> infoOrGo(ctx, data);
-            case OPT_STRUCTURED_REPLY -> {
-                if (data.isReadable()) {
-                    replyError(ctx, REP_ERR_INVALID, "NBD_OPT_STRUCTURED_REPLY takes no data");
-                } else {
-                    structuredReplies = true;
-                    reply(ctx, REP_ACK, null);
+        try {
+            switch (option) {
+                case OPT_EXPORT_NAME -> open(ctx, data.toString(StandardCharsets.UTF_8), false, List.of());
+                case OPT_ABORT -> {
+                    reply(ctx, new OptionReply.Ack(option));
+                    state = State.DONE;
+                    ctx.flush();
+                    ctx.close();
                 }
+                case OPT_LIST -> {
+                    OptionRequests.requireEmpty(data, "NBD_OPT_LIST");
+                    for (String name : catalog.exportNames()) {
+                        reply(ctx, new OptionReply.Server(option, name));
+                    }
+                    reply(ctx, new OptionReply.Ack(option));
+                }
+                case OPT_INFO, OPT_GO -> {
+                    OptionRequests.Go go = OptionRequests.go(data);
+                    open(ctx, go.exportName(), option == OPT_INFO, go.infoRequests());
+                }
+                case OPT_STRUCTURED_REPLY -> {
+                    OptionRequests.requireEmpty(data, "NBD_OPT_STRUCTURED_REPLY");
+                    structuredReplies = true;
+                    reply(ctx, new OptionReply.Ack(option));
+                }
+                case OPT_LIST_META_CONTEXT, OPT_SET_META_CONTEXT -> metaContext(ctx, data, option == OPT_SET_META_CONTEXT);
+                default -> refuse(ctx, REP_ERR_UNSUP, "option " + option + " is not supported");
             }
-            case OPT_LIST_META_CONTEXT, OPT_SET_META_CONTEXT -> metaContext(ctx, data, option == OPT_SET_META_CONTEXT);
-            default -> replyError(ctx, REP_ERR_UNSUP, "option " + option + " is not supported");
+        } catch (OptionRequests.MalformedOptionException e) {
+            refuse(ctx, REP_ERR_INVALID, e.getMessage());
         }
         ctx.flush();
-    }
-
-    private void listExports(ChannelHandlerContext ctx, ByteBuf data) {
-        if (data.isReadable()) {
-            replyError(ctx, REP_ERR_INVALID, "NBD_OPT_LIST takes no data");
-            return;
-        }
-        for (String name : catalog.exportNames()) {
-            byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
-            ByteBuf payload = ctx.alloc().buffer(4 + bytes.length);
-            payload.writeInt(bytes.length).writeBytes(bytes);
-            reply(ctx, REP_SERVER, payload);
-        }
-        reply(ctx, REP_ACK, null);
-    }
-
-    private void infoOrGo(ChannelHandlerContext ctx, ByteBuf data) {
-        String name = readString(data, 2);
-        if (name == null || data.readableBytes() < 2) {
-            replyError(ctx, REP_ERR_INVALID, "malformed export name");
-            return;
-        }
-        int count = data.readUnsignedShort();
-        if (data.readableBytes() != 2 * count) {
-            replyError(ctx, REP_ERR_INVALID, "information request count does not match length");
-            return;
-        }
-        List<Integer> requests = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            requests.add(data.readUnsignedShort());
-        }
-        open(ctx, name, option == OPT_INFO, requests);
     }
 
     private void open(ChannelHandlerContext ctx, String name, boolean infoOnly, List<Integer> infoRequests) {
@@ -254,10 +231,8 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     }
 
     private void openFailed(ChannelHandlerContext ctx, String name, int openedBy, Throwable failure) {
-        Throwable cause = HeliotropeException.unwrap(failure);
-        ErrorCode code = cause instanceof HeliotropeException e ? e.code() : ErrorCode.STORAGE_FAILURE;
-        if (code == ErrorCode.STORAGE_FAILURE) {
-            log.warn("{}: open failed", name, cause);
+        if (NbdErrors.isFault(failure)) {
+            log.warn("{}: open failed", name, failure);
         }
         if (openedBy == OPT_EXPORT_NAME) {
             // The protocol has no error reply for NBD_OPT_EXPORT_NAME: the server must close.
@@ -265,12 +240,7 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
             ctx.close();
             return;
         }
-        int error = switch (code) {
-            case IMAGE_NOT_FOUND -> REP_ERR_UNKNOWN;
-            case SHUTTING_DOWN -> REP_ERR_SHUTDOWN;
-            default -> REP_ERR_POLICY;
-        };
-        replyError(ctx, error, cause.getMessage() == null ? code.name() : cause.getMessage());
+        refuse(ctx, NbdErrors.toOptionError(failure), NbdErrors.message(failure));
         ctx.flush();
         resume(ctx, State.OPTION_HEADER);
     }
@@ -286,32 +256,19 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     }
 
     private void sendInfo(ChannelHandlerContext ctx, String name, BlockDevice device, List<Integer> requests) {
-        ByteBuf export = ctx.alloc().buffer(12);
-        export.writeShort(INFO_EXPORT);
-        export.writeLong(device.size());
-        export.writeShort(NbdSession.transmissionFlags(device, structuredReplies));
-        reply(ctx, REP_INFO, export);
+        reply(ctx, new OptionReply.ExportInfo(option, device.size(), NbdSession.transmissionFlags(device, structuredReplies)));
         if (requests.contains(INFO_NAME)) {
-            byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
-            ByteBuf payload = ctx.alloc().buffer(2 + bytes.length);
-            payload.writeShort(INFO_NAME).writeBytes(bytes);
-            reply(ctx, REP_INFO, payload);
+            reply(ctx, new OptionReply.NameInfo(option, name));
         }
         // Sent whether asked or not: any alignment is accepted, 4096 is preferred.
-        ByteBuf blockSize = ctx.alloc().buffer(14);
-        blockSize.writeShort(INFO_BLOCK_SIZE);
-        blockSize.writeInt(1);
-        blockSize.writeInt(PREFERRED_BLOCK_SIZE);
-        blockSize.writeInt(MAX_PAYLOAD);
-        reply(ctx, REP_INFO, blockSize);
-        reply(ctx, REP_ACK, null);
+        reply(ctx, new OptionReply.BlockSizeInfo(option, 1, PREFERRED_BLOCK_SIZE, MAX_PAYLOAD));
+        reply(ctx, new OptionReply.Ack(option));
         ctx.flush();
     }
 
     private void startTransmission(ChannelHandlerContext ctx, String name, BlockDevice device) {
         state = State.DONE;
-        boolean contextSelected = baseAllocation && name.equals(metaContextExport);
-        NbdSession session = new NbdSession(name, device, structuredReplies, contextSelected);
+        NbdSession session = new NbdSession(name, device, structuredReplies, name.equals(metaContextExport) ? selectedContexts : List.of());
         ChannelHandler handler;
         try {
             handler = transmission.apply(session);
@@ -323,67 +280,30 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         ctx.pipeline().addAfter(ctx.name(), decoderName, new NbdRequestDecoder());
         ctx.pipeline().addAfter(decoderName, ctx.name() + "-transmission", handler);
         ctx.channel().config().setAutoRead(true);
+        ctx.pipeline().remove(replyEncoderName(ctx));
         // Removing this decoder hands what it has buffered to the request decoder.
         ctx.pipeline().remove(this);
     }
 
-    private void metaContext(ChannelHandlerContext ctx, ByteBuf data, boolean set) {
+    private void metaContext(ChannelHandlerContext ctx, ByteBuf data, boolean set) throws OptionRequests.MalformedOptionException {
         if (set && !structuredReplies) {
-            replyError(ctx, REP_ERR_INVALID, "NBD_OPT_SET_META_CONTEXT needs structured replies");
+            refuse(ctx, REP_ERR_INVALID, "NBD_OPT_SET_META_CONTEXT needs structured replies");
             return;
         }
-        String name = readString(data, 4);
-        if (name == null || data.readableBytes() < 4) {
-            replyError(ctx, REP_ERR_INVALID, "malformed export name");
+        OptionRequests.MetaContextQuery query = OptionRequests.metaContext(data);
+        if (!catalog.exists(query.exportName())) {
+            refuse(ctx, REP_ERR_UNKNOWN, "unknown export: " + query.exportName());
             return;
         }
-        long count = data.readUnsignedInt();
-        List<String> queries = new ArrayList<>();
-        for (long i = 0; i < count; i++) {
-            String query = readString(data, 0);
-            if (query == null) {
-                replyError(ctx, REP_ERR_INVALID, "malformed metadata context query");
-                return;
-            }
-            queries.add(query);
-        }
-        if (data.isReadable()) {
-            replyError(ctx, REP_ERR_INVALID, "trailing bytes after metadata context queries");
-            return;
-        }
-        if (!catalog.exists(name)) {
-            replyError(ctx, REP_ERR_UNKNOWN, "unknown export: " + name);
-            return;
-        }
-        boolean matches = set
-                ? queries.contains(BASE_ALLOCATION)
-                : queries.isEmpty() || queries.contains("base:") || queries.contains(BASE_ALLOCATION);
+        List<SelectedContext> matches = query.matching(metaContexts, set);
         if (set) {
-            metaContextExport = name;
-            baseAllocation = matches;
+            metaContextExport = query.exportName();
+            selectedContexts = matches;
         }
-        if (matches) {
-            byte[] bytes = BASE_ALLOCATION.getBytes(StandardCharsets.UTF_8);
-            ByteBuf payload = ctx.alloc().buffer(4 + bytes.length);
-            payload.writeInt(set ? BASE_ALLOCATION_ID : 0).writeBytes(bytes);
-            reply(ctx, REP_META_CONTEXT, payload);
+        for (SelectedContext match : matches) {
+            reply(ctx, new OptionReply.MetaContext(option, set ? match.id() : 0, match.context().name()));
         }
-        reply(ctx, REP_ACK, null);
-    }
-
-    /**
-     * Reads a string prefixed by its 32-bit length, leaving {@code trailing} bytes at
-     * least; returns null when the length does not fit.
-     */
-    private static String readString(ByteBuf data, int trailing) {
-        if (data.readableBytes() < 4) {
-            return null;
-        }
-        long length = data.readUnsignedInt();
-        if (length > MAX_STRING_LENGTH || length > data.readableBytes() - trailing) {
-            return null;
-        }
-        return data.readCharSequence((int) length, StandardCharsets.UTF_8).toString();
+        reply(ctx, new OptionReply.Ack(option));
     }
 
     private void resume(ChannelHandlerContext ctx, State next) {
@@ -401,24 +321,17 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         }
     }
 
-    private void reply(ChannelHandlerContext ctx, int type, ByteBuf payload) {
-        int length = payload == null ? 0 : payload.readableBytes();
-        ByteBuf header = ctx.alloc().buffer(20);
-        header.writeLong(OPTION_REPLY_MAGIC);
-        header.writeInt(option);
-        header.writeInt(type);
-        header.writeInt(length);
-        ctx.write(header);
-        if (payload != null) {
-            ctx.write(payload);
-        }
+    private static String replyEncoderName(ChannelHandlerContext ctx) {
+        return ctx.name() + "-replies";
     }
 
-    private void replyError(ChannelHandlerContext ctx, int type, String message) {
+    private static void reply(ChannelHandlerContext ctx, OptionReply reply) {
+        ctx.write(reply);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, int type, String message) {
         log.debug("{}: option {} refused: {}", ctx.channel().remoteAddress(), option, message);
-        ByteBuf payload = ctx.alloc().buffer();
-        payload.writeCharSequence(message, StandardCharsets.UTF_8);
-        reply(ctx, type, payload);
+        reply(ctx, new OptionReply.Error(option, type, message));
     }
 
     private void fail(ChannelHandlerContext ctx, ByteBuf in, String reason) {

@@ -1,6 +1,6 @@
 package io.heliotrope.nbd.codec;
 
-import io.heliotrope.nbd.Extent;
+import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.protocol.NbdReply;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler.Sharable;
@@ -10,14 +10,11 @@ import io.netty.handler.codec.MessageToMessageEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
-import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION_ID;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_FLAG_DONE;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_TYPE_BLOCK_STATUS;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_TYPE_ERROR;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_TYPE_OFFSET_DATA;
 import static io.heliotrope.nbd.protocol.NbdConstants.SIMPLE_REPLY_MAGIC;
-import static io.heliotrope.nbd.protocol.NbdConstants.STATE_HOLE;
-import static io.heliotrope.nbd.protocol.NbdConstants.STATE_ZERO;
 import static io.heliotrope.nbd.protocol.NbdConstants.STRUCTURED_REPLY_MAGIC;
 
 /** Encodes replies; read data is passed on as it is, after its header, never copied. */
@@ -37,7 +34,7 @@ public final class NbdReplyEncoder extends MessageToMessageEncoder<NbdReply> {
         } else if (reply instanceof NbdReply.Read read) {
             ByteBuf header;
             if (read.structured()) {
-                header = structuredHeader(ctx, REPLY_TYPE_OFFSET_DATA, read.handle(), 8 + read.data().readableBytes(), 8);
+                header = structuredHeader(ctx, REPLY_FLAG_DONE, REPLY_TYPE_OFFSET_DATA, read.handle(), 8 + read.data().readableBytes(), 8);
                 header.writeLong(read.offset());
             } else {
                 header = simpleHeader(ctx, read.handle(), 0);
@@ -46,30 +43,28 @@ public final class NbdReplyEncoder extends MessageToMessageEncoder<NbdReply> {
             out.add(read.data().retain());
         } else if (reply instanceof NbdReply.StructuredError error) {
             byte[] message = error.message().getBytes(StandardCharsets.UTF_8);
-            ByteBuf buf = structuredHeader(ctx, REPLY_TYPE_ERROR, error.handle(), 6 + message.length, 6 + message.length);
+            ByteBuf buf = structuredHeader(ctx, REPLY_FLAG_DONE, REPLY_TYPE_ERROR, error.handle(), 6 + message.length, 6 + message.length);
             buf.writeInt(error.error().wireValue());
             buf.writeShort(message.length);
             buf.writeBytes(message);
             out.add(buf);
         } else if (reply instanceof NbdReply.BlockStatus status) {
-            int payload = 4 + 8 * status.extents().size();
-            ByteBuf buf = structuredHeader(ctx, REPLY_TYPE_BLOCK_STATUS, status.handle(), payload, payload);
-            buf.writeInt(status.contextId());
-            for (Extent extent : status.extents()) {
-                buf.writeInt((int) extent.length());
-                buf.writeInt(stateFlags(status.contextId(), extent));
+            List<NbdReply.ContextStatus> contexts = status.contexts();
+            for (int i = 0; i < contexts.size(); i++) {
+                NbdReply.ContextStatus context = contexts.get(i);
+                int payload = 4 + 8 * context.descriptors().size();
+                int flags = i == contexts.size() - 1 ? REPLY_FLAG_DONE : 0;
+                ByteBuf buf = structuredHeader(ctx, flags, REPLY_TYPE_BLOCK_STATUS, status.handle(), payload, payload);
+                buf.writeInt(context.contextId());
+                for (BlockDescriptor descriptor : context.descriptors()) {
+                    buf.writeInt((int) descriptor.length());
+                    buf.writeInt(descriptor.flags());
+                }
+                out.add(buf);
             }
-            out.add(buf);
         } else {
             throw new IllegalArgumentException("unknown reply " + reply);
         }
-    }
-
-    private static int stateFlags(int contextId, Extent extent) {
-        if (contextId != BASE_ALLOCATION_ID) {
-            throw new IllegalArgumentException("unknown metadata context id " + contextId);
-        }
-        return (extent.hole() ? STATE_HOLE : 0) | (extent.zero() ? STATE_ZERO : 0);
     }
 
     private static ByteBuf simpleHeader(ChannelHandlerContext ctx, long handle, int error) {
@@ -80,10 +75,10 @@ public final class NbdReplyEncoder extends MessageToMessageEncoder<NbdReply> {
         return buf;
     }
 
-    private static ByteBuf structuredHeader(ChannelHandlerContext ctx, int type, long handle, int length, int extra) {
+    private static ByteBuf structuredHeader(ChannelHandlerContext ctx, int flags, int type, long handle, int length, int extra) {
         ByteBuf buf = ctx.alloc().ioBuffer(STRUCTURED_HEADER + extra);
         buf.writeInt(STRUCTURED_REPLY_MAGIC);
-        buf.writeShort(REPLY_FLAG_DONE);
+        buf.writeShort(flags);
         buf.writeShort(type);
         buf.writeLong(handle);
         buf.writeInt(length);

@@ -63,10 +63,6 @@ public final class NbdConstants {
     public static final int STATE_HOLE = 1;
     public static final int STATE_ZERO = 1 << 1;
 
-    public static final String BASE_ALLOCATION = "base:allocation";
-    /** The id we give {@code base:allocation} when a client selects it. */
-    public static final int BASE_ALLOCATION_ID = 1;
-
     /** The NBD header of a request: magic, flags, type, handle, offset, length. */
     public static final int REQUEST_HEADER_LENGTH = 28;
     /** Longest string (export name, context query) the protocol allows. */

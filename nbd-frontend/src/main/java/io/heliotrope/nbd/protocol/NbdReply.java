@@ -1,6 +1,6 @@
 package io.heliotrope.nbd.protocol;
 
-import io.heliotrope.nbd.Extent;
+import io.heliotrope.nbd.BlockDescriptor;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.ReferenceCounted;
 
@@ -73,10 +73,20 @@ public sealed interface NbdReply {
         }
     }
 
-    /** A {@code BLOCK_STATUS} chunk for one metadata context, ending the reply. */
-    record BlockStatus(long handle, int contextId, List<Extent> extents) implements NbdReply {
+    /** The reply to BLOCK_STATUS: a chunk for each selected metadata context, the last ending the reply. */
+    record BlockStatus(long handle, List<ContextStatus> contexts) implements NbdReply {
         public BlockStatus {
-            extents = List.copyOf(extents);
+            contexts = List.copyOf(contexts);
+            if (contexts.isEmpty()) {
+                throw new IllegalArgumentException("a block status reply needs a context");
+            }
+        }
+    }
+
+    /** The descriptors of one metadata context, under the id the handshake gave it. */
+    record ContextStatus(int contextId, List<BlockDescriptor> descriptors) {
+        public ContextStatus {
+            descriptors = List.copyOf(descriptors);
         }
     }
 }

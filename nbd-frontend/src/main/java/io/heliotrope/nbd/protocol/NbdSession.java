@@ -1,6 +1,9 @@
 package io.heliotrope.nbd.protocol;
 
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.MetaContext;
+
+import java.util.List;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_CAN_MULTI_CONN;
 import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_HAS_FLAGS;
@@ -13,11 +16,22 @@ import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_TRIM;
 import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_WRITE_ZEROES;
 import static java.util.Objects.requireNonNull;
 
-/** What a connection negotiated in the handshake, and the device it opened. */
-public record NbdSession(String exportName, BlockDevice device, boolean structuredReplies, boolean baseAllocation) {
+/**
+ * What a connection negotiated in the handshake, and the device it opened; BLOCK_STATUS
+ * reports the selected metadata contexts, if any, in this order.
+ */
+public record NbdSession(String exportName, BlockDevice device, boolean structuredReplies, List<SelectedContext> metaContexts) {
     public NbdSession {
         requireNonNull(exportName, "exportName is null");
         requireNonNull(device, "device is null");
+        metaContexts = List.copyOf(metaContexts);
+    }
+
+    /** A metadata context the client selected, with the id the server gave it. */
+    public record SelectedContext(int id, MetaContext context) {
+        public SelectedContext {
+            requireNonNull(context, "context is null");
+        }
     }
 
     public int transmissionFlags() {

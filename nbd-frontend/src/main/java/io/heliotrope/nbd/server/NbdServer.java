@@ -1,6 +1,7 @@
 package io.heliotrope.nbd.server;
 
 import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.MetaContext;
 import io.heliotrope.nbd.codec.NbdHandshakeHandler;
 import io.heliotrope.nbd.codec.NbdReplyEncoder;
 import io.heliotrope.nbd.codec.PayloadReceiveAllocator;
@@ -29,11 +30,12 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.nio.channels.spi.SelectorProvider;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static java.util.Objects.requireNonNull;
 
-/** An NBD server on Netty: one listening socket, the exports of one catalog. */
+/** An NBD server on Netty: one listening socket, the exports of one catalog, the metadata contexts it is given. */
 public final class NbdServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NbdServer.class);
 
@@ -41,10 +43,12 @@ public final class NbdServer implements AutoCloseable {
     private final ChannelGroup channels = new DefaultChannelGroup("nbd-connections", GlobalEventExecutor.INSTANCE);
     private final Channel serverChannel;
 
-    public NbdServer(NbdServerConfig config, ExportCatalog catalog, NbdMetrics metrics) {
+    /** @param metaContexts offered to clients in this order, e.g. {@link BaseAllocation} */
+    public NbdServer(NbdServerConfig config, ExportCatalog catalog, List<MetaContext> metaContexts, NbdMetrics metrics) {
         requireNonNull(config, "config is null");
         requireNonNull(catalog, "catalog is null");
         requireNonNull(metrics, "metrics is null");
+        List<MetaContext> contexts = List.copyOf(metaContexts);
         boolean epoll = Epoll.isAvailable();
         SelectStrategyFactory waits = () -> new PollingSelectStrategy(config.poll().toNanos(), System::nanoTime);
         IoHandlerFactory ioHandler = epoll ? EpollIoHandler.newFactory(0, waits) : NioIoHandler.newFactory(SelectorProvider.provider(), waits);
@@ -64,7 +68,7 @@ public final class NbdServer implements AutoCloseable {
                         channel.config().setRecvByteBufAllocator(new PayloadReceiveAllocator());
                         channel.pipeline()
                                 .addLast("replies", NbdReplyEncoder.INSTANCE)
-                                .addLast("handshake", new NbdHandshakeHandler(catalog, session -> new NbdTransmissionHandler(session, metrics)));
+                                .addLast("handshake", new NbdHandshakeHandler(catalog, contexts, session -> new NbdTransmissionHandler(session, metrics)));
                     }
                 });
         try {

@@ -1,12 +1,14 @@
 package io.heliotrope.nbd.server;
 
+import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.BlockDevice;
-import io.heliotrope.nbd.Extent;
 import io.heliotrope.nbd.protocol.NbdCommand;
 import io.heliotrope.nbd.protocol.NbdError;
+import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.nbd.protocol.NbdReply;
 import io.heliotrope.nbd.protocol.NbdRequest;
 import io.heliotrope.nbd.protocol.NbdSession;
+import io.heliotrope.nbd.protocol.NbdSession.SelectedContext;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
@@ -25,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION_ID;
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_FUA;
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_NO_HOLE;
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_REQ_ONE;
@@ -165,9 +166,7 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
             case TRIM -> ok(handle, withFua(device.trim(offset, length, fua && device.canFua()), fua));
             case WRITE_ZEROES -> ok(handle, withFua(writeZeroes(offset, length, fua && device.canFua(), !request.hasFlag(CMD_FLAG_NO_HOLE)), fua));
             case CACHE -> ok(handle, device.canCache() ? device.cache(offset, length) : CompletableFuture.completedFuture(null));
-            case BLOCK_STATUS -> device.blockStatus(offset, length)
-                    .thenApply(extents -> new NbdReply.BlockStatus(handle, BASE_ALLOCATION_ID,
-                            clip(extents, length, request.hasFlag(CMD_FLAG_REQ_ONE))));
+            case BLOCK_STATUS -> blockStatus(handle, offset, length, request.hasFlag(CMD_FLAG_REQ_ONE));
             case DISC -> throw new AssertionError("DISC is not executed");
         };
     }
@@ -192,25 +191,41 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
         return future.thenApply(ignored -> new NbdReply.Simple(handle, NbdError.OK));
     }
 
-    /** Keeps the extents inside the request, merges equal neighbours, and keeps one if asked. */
-    static List<Extent> clip(List<Extent> extents, long length, boolean onlyOne) {
-        List<Extent> clipped = new ArrayList<>();
+    /** Asks every selected context at once; the reply has their chunks in the order they were selected. */
+    private CompletableFuture<NbdReply> blockStatus(long handle, long offset, long length, boolean onlyOne) {
+        List<SelectedContext> contexts = session.metaContexts();
+        List<CompletableFuture<List<BlockDescriptor>>> answers = new ArrayList<>(contexts.size());
+        for (SelectedContext selected : contexts) {
+            answers.add(selected.context().blockStatus(device, offset, length));
+        }
+        return CompletableFuture.allOf(answers.toArray(CompletableFuture<?>[]::new)).thenApply(ignored -> {
+            List<NbdReply.ContextStatus> chunks = new ArrayList<>(contexts.size());
+            for (int i = 0; i < contexts.size(); i++) {
+                chunks.add(new NbdReply.ContextStatus(contexts.get(i).id(), clip(answers.get(i).join(), length, onlyOne)));
+            }
+            return new NbdReply.BlockStatus(handle, chunks);
+        });
+    }
+
+    /** Keeps the descriptors inside the request, merges equal neighbours, and keeps one if asked. */
+    static List<BlockDescriptor> clip(List<BlockDescriptor> descriptors, long length, boolean onlyOne) {
+        List<BlockDescriptor> clipped = new ArrayList<>();
         long remaining = length;
-        for (Extent extent : extents) {
+        for (BlockDescriptor descriptor : descriptors) {
             if (remaining == 0) {
                 break;
             }
-            Extent piece = extent.length() > remaining ? extent.withLength(remaining) : extent;
+            BlockDescriptor piece = descriptor.length() > remaining ? descriptor.withLength(remaining) : descriptor;
             remaining -= piece.length();
             int last = clipped.size() - 1;
-            if (last >= 0 && clipped.get(last).sameState(piece)) {
+            if (last >= 0 && clipped.get(last).flags() == piece.flags()) {
                 clipped.set(last, piece.withLength(clipped.get(last).length() + piece.length()));
             } else {
                 clipped.add(piece);
             }
         }
         if (clipped.isEmpty()) {
-            throw new IllegalStateException("device returned no extent for " + length + " bytes");
+            throw new IllegalStateException("metadata context returned no status for " + length + " bytes");
         }
         return onlyOne ? List.of(clipped.get(0)) : clipped;
     }
@@ -227,7 +242,7 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
             NbdError error = NbdErrors.toNbdError(completion.failure());
             log.debug("{}: {} failed with {}", session.exportName(), request, error, completion.failure());
             metrics.record(completion.command(), NbdMetrics.Outcome.ERROR, 0, completion.start());
-            reply = errorReply(completion.command(), request.handle(), error, String.valueOf(completion.failure().getMessage()));
+            reply = errorReply(completion.command(), request.handle(), error, NbdErrors.message(completion.failure()));
         } else {
             metrics.record(completion.command(), NbdMetrics.Outcome.OK, request.length(), completion.start());
         }

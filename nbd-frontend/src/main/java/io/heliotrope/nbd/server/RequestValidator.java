@@ -53,7 +53,7 @@ final class RequestValidator {
                 return inRange(offset, length, device.size()) ? NbdError.OK : NbdError.EINVAL;
             }
             case BLOCK_STATUS -> {
-                if (!session.baseAllocation() || length == 0) {
+                if (session.metaContexts().isEmpty() || length == 0) {
                     return NbdError.EINVAL;
                 }
                 return inRange(offset, length, device.size()) ? NbdError.OK : NbdError.EINVAL;

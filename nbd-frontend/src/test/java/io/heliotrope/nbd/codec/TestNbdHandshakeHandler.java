@@ -4,12 +4,15 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.NbdConversation;
 import io.heliotrope.nbd.TestingBlockDevice;
 import io.heliotrope.nbd.TestingExportCatalog;
+import io.heliotrope.nbd.TestingMetaContext;
 import io.heliotrope.nbd.TrackingAllocator;
+import io.heliotrope.nbd.server.BaseAllocation;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +48,7 @@ import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_HAS_FLAGS;
 import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_READ_ONLY;
 import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_SEND_TRIM;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 class TestNbdHandshakeHandler {
     private final TrackingAllocator allocator = new TrackingAllocator();
@@ -55,6 +59,14 @@ class TestNbdHandshakeHandler {
     record OptionReply(int option, int type, byte[] data) {
         String text() {
             return new String(data, StandardCharsets.UTF_8);
+        }
+
+        int contextId() {
+            return ByteBuffer.wrap(data).getInt();
+        }
+
+        String contextName() {
+            return new String(data, 4, data.length - 4, StandardCharsets.UTF_8);
         }
     }
 
@@ -77,6 +89,12 @@ class TestNbdHandshakeHandler {
 
     private List<OptionReply> replies() {
         ByteBuf bytes = conversation.received();
+        List<OptionReply> replies = replies(bytes);
+        bytes.release();
+        return replies;
+    }
+
+    private static List<OptionReply> replies(ByteBuf bytes) {
         List<OptionReply> replies = new ArrayList<>();
         while (bytes.isReadable()) {
             assertThat(bytes.readLong()).isEqualTo(OPTION_REPLY_MAGIC);
@@ -86,19 +104,7 @@ class TestNbdHandshakeHandler {
             bytes.readBytes(data);
             replies.add(new OptionReply(option, type, data));
         }
-        bytes.release();
         return replies;
-    }
-
-    private ByteBuf metaContextData(String export, String... queries) {
-        ByteBuf data = allocator.buffer();
-        byte[] name = export.getBytes(StandardCharsets.UTF_8);
-        data.writeInt(name.length).writeBytes(name).writeInt(queries.length);
-        for (String query : queries) {
-            byte[] bytes = query.getBytes(StandardCharsets.UTF_8);
-            data.writeInt(bytes.length).writeBytes(bytes);
-        }
-        return data;
     }
 
     @Test
@@ -142,7 +148,7 @@ class TestNbdHandshakeHandler {
 
         conversation.send(conversation.option(OPT_GO, conversation.goData("disk")));
         assertThat(replies()).extracting(OptionReply::type).endsWith(REP_ACK);
-        assertThat(conversation.channel().pipeline().get("handshake")).isNull();
+        assertThat(conversation.channel().pipeline().names()).doesNotContain("handshake", "handshake-replies");
     }
 
     @Test
@@ -185,17 +191,41 @@ class TestNbdHandshakeHandler {
 
     @Test
     void metaContextNeedsStructuredRepliesThenSelectsBaseAllocation() {
-        conversation.send(conversation.option(OPT_SET_META_CONTEXT, metaContextData("disk", "base:allocation")));
+        conversation.send(conversation.option(OPT_SET_META_CONTEXT, conversation.metaContextData("disk", "base:allocation")));
         assertThat(replies()).extracting(OptionReply::type).containsExactly(REP_ERR_INVALID);
 
         conversation.send(conversation.option(OPT_STRUCTURED_REPLY, conversation.empty()));
-        conversation.send(conversation.option(OPT_LIST_META_CONTEXT, metaContextData("disk")));
-        conversation.send(conversation.option(OPT_SET_META_CONTEXT, metaContextData("disk", "qemu:dirty-bitmap:x", "base:allocation")));
-        conversation.send(conversation.option(OPT_SET_META_CONTEXT, metaContextData("nope", "base:allocation")));
+        conversation.send(conversation.option(OPT_LIST_META_CONTEXT, conversation.metaContextData("disk")));
+        conversation.send(conversation.option(OPT_SET_META_CONTEXT, conversation.metaContextData("disk", "qemu:dirty-bitmap:x", "base:allocation")));
+        conversation.send(conversation.option(OPT_SET_META_CONTEXT, conversation.metaContextData("nope", "base:allocation")));
         List<OptionReply> replies = replies();
         assertThat(replies).extracting(OptionReply::type)
                 .containsExactly(REP_ACK, REP_META_CONTEXT, REP_ACK, REP_META_CONTEXT, REP_ACK, REP_ERR_UNKNOWN);
         assertThat(replies.get(3).text()).endsWith("base:allocation");
+    }
+
+    @Test
+    void listsAndSelectsEveryOfferedContextWithIdsInTheOrderOffered() {
+        NbdConversation other = new NbdConversation(new TestingExportCatalog(Map.<String, BlockDevice>of("disk", disk)),
+                List.of(new BaseAllocation(), new TestingMetaContext("testing:all", 0)), allocator);
+        other.received().release();
+        other.send(other.clientFlags(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES));
+        other.send(other.option(OPT_STRUCTURED_REPLY, other.empty()));
+        other.send(other.option(OPT_LIST_META_CONTEXT, other.metaContextData("disk")));
+        other.send(other.option(OPT_LIST_META_CONTEXT, other.metaContextData("disk", "base:")));
+        other.send(other.option(OPT_SET_META_CONTEXT, other.metaContextData("disk", "testing:all", "testing:", "base:allocation")));
+        ByteBuf bytes = other.received();
+        List<OptionReply> replies = replies(bytes);
+        bytes.release();
+        other.close();
+        assertThat(replies).extracting(OptionReply::type).containsExactly(REP_ACK,
+                REP_META_CONTEXT, REP_META_CONTEXT, REP_ACK,
+                REP_META_CONTEXT, REP_ACK,
+                REP_META_CONTEXT, REP_META_CONTEXT, REP_ACK);
+        assertThat(replies).filteredOn(reply -> reply.type() == REP_META_CONTEXT).extracting(OptionReply::contextId, OptionReply::contextName)
+                .containsExactly(tuple(0, "base:allocation"), tuple(0, "testing:all"),
+                        tuple(0, "base:allocation"),
+                        tuple(1, "base:allocation"), tuple(2, "testing:all"));
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.NbdConversation;
 import io.heliotrope.nbd.TestingBlockDevice;
 import io.heliotrope.nbd.TestingExportCatalog;
+import io.heliotrope.nbd.TestingMetaContext;
 import io.heliotrope.nbd.TrackingAllocator;
 import io.heliotrope.nbd.protocol.NbdCommand;
 import io.heliotrope.nbd.protocol.NbdError;
@@ -12,13 +13,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
-import static io.heliotrope.nbd.protocol.NbdConstants.BASE_ALLOCATION_ID;
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_FUA;
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_REQ_ONE;
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
@@ -26,6 +25,7 @@ import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_NO_ZEROES;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_GO;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_SET_META_CONTEXT;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_STRUCTURED_REPLY;
+import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_FLAG_DONE;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_TYPE_BLOCK_STATUS;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_TYPE_ERROR;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_TYPE_OFFSET_DATA;
@@ -43,10 +43,11 @@ class TestNbdTransmissionHandler {
     private final TestingBlockDevice plain = new TestingBlockDevice(SIZE, allocator, false, false);
     private final TestingBlockDevice readOnly = new TestingBlockDevice(SIZE, allocator, false, true);
     private final NbdConversation conversation = new NbdConversation(
-            new TestingExportCatalog(Map.<String, BlockDevice>of("capable", capable, "plain", plain, "ro", readOnly)), allocator);
+            new TestingExportCatalog(Map.<String, BlockDevice>of("capable", capable, "plain", plain, "ro", readOnly)),
+            List.of(new BaseAllocation(), new TestingMetaContext("testing:all", 0x5)), allocator);
 
-    /** A decoded reply: simple ones have type -1. */
-    record Reply(long handle, int type, int error, byte[] payload) {}
+    /** A decoded reply: simple ones have type -1 and no flags. */
+    record Reply(long handle, int flags, int type, int error, byte[] payload) {}
 
     @AfterEach
     void close() {
@@ -55,14 +56,15 @@ class TestNbdTransmissionHandler {
     }
 
     private void open(String export, boolean structured) {
+        open(export, structured, "base:allocation");
+    }
+
+    private void open(String export, boolean structured, String... contexts) {
         conversation.received().release();
         conversation.send(conversation.clientFlags(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES));
         if (structured) {
             conversation.send(conversation.option(OPT_STRUCTURED_REPLY, conversation.empty()));
-            byte[] name = export.getBytes(StandardCharsets.UTF_8);
-            byte[] context = "base:allocation".getBytes(StandardCharsets.UTF_8);
-            conversation.send(conversation.option(OPT_SET_META_CONTEXT, allocator.buffer()
-                    .writeInt(name.length).writeBytes(name).writeInt(1).writeInt(context.length).writeBytes(context)));
+            conversation.send(conversation.option(OPT_SET_META_CONTEXT, conversation.metaContextData(export, contexts)));
         }
         conversation.send(conversation.option(OPT_GO, conversation.goData(export)));
         conversation.received().release();
@@ -83,16 +85,16 @@ class TestNbdTransmissionHandler {
                 long handle = bytes.readLong();
                 byte[] data = new byte[error == 0 && bytes.readableBytes() >= readLength ? readLength : 0];
                 bytes.readBytes(data);
-                replies.add(new Reply(handle, -1, error, data));
+                replies.add(new Reply(handle, 0, -1, error, data));
             } else {
                 assertThat(magic).isEqualTo(STRUCTURED_REPLY_MAGIC);
-                bytes.readShort();
+                int flags = bytes.readUnsignedShort();
                 int type = bytes.readUnsignedShort();
                 long handle = bytes.readLong();
                 byte[] payload = new byte[bytes.readInt()];
                 bytes.readBytes(payload);
                 int error = type == REPLY_TYPE_ERROR ? ByteBuffer.wrap(payload).getInt() : 0;
-                replies.add(new Reply(handle, type, error, payload));
+                replies.add(new Reply(handle, flags, type, error, payload));
             }
         }
         bytes.release();
@@ -205,10 +207,23 @@ class TestNbdTransmissionHandler {
         List<Reply> replies = replies(0);
         ByteBuffer status = ByteBuffer.wrap(replies.get(2).payload());
         assertThat(replies.get(2).type()).isEqualTo(REPLY_TYPE_BLOCK_STATUS);
-        assertThat(status.getInt()).isEqualTo(BASE_ALLOCATION_ID);
+        assertThat(status.getInt()).as("the id of the first context offered").isEqualTo(1);
         assertThat(new int[] {status.getInt(), status.getInt(), status.getInt(), status.getInt(), status.getInt(), status.getInt()})
                 .containsExactly(4096, STATE_HOLE | STATE_ZERO, 4096, 0, 8192, STATE_HOLE | STATE_ZERO);
         assertThat(replies.get(3).payload()).hasSize(4 + 8);
+    }
+
+    @Test
+    void reportsEachSelectedContextInItsOwnChunkAndTheLastEndsTheReply() {
+        open("capable", true, "testing:all", "base:allocation");
+        send(0, NbdCommand.BLOCK_STATUS, 1, 0, 8192, null);
+        List<Reply> replies = replies(0);
+        assertThat(replies).extracting(Reply::type).containsExactly(REPLY_TYPE_BLOCK_STATUS, REPLY_TYPE_BLOCK_STATUS);
+        assertThat(replies).extracting(Reply::flags).containsExactly(0, REPLY_FLAG_DONE);
+        ByteBuffer allocation = ByteBuffer.wrap(replies.get(0).payload());
+        assertThat(new int[] {allocation.getInt(), allocation.getInt(), allocation.getInt()}).containsExactly(1, 8192, STATE_HOLE | STATE_ZERO);
+        ByteBuffer testing = ByteBuffer.wrap(replies.get(1).payload());
+        assertThat(new int[] {testing.getInt(), testing.getInt(), testing.getInt()}).containsExactly(2, 8192, 0x5);
     }
 
     @Test

@@ -3,7 +3,6 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
-import io.heliotrope.nbd.ExportCatalog;
 import io.heliotrope.storage.BlockStore;
 import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
@@ -25,9 +24,10 @@ import static java.util.Objects.requireNonNull;
  * connection (or import) uses it, and its session ends when the last one leaves. A
  * session starts only after the previous session of the same image has ended, and
  * neither runs under this object's lock (they may wait on the controller).
- * Deleting or resizing an open image is refused.
+ * Deleting or resizing an open image is refused. Failures are our own errors; the NBD
+ * server sees these images through {@link NbdExports}.
  */
-public final class ImageExports implements ExportCatalog {
+public final class ImageExports {
     private static final Logger log = LoggerFactory.getLogger(ImageExports.class);
     private static final CompletableFuture<Void> ENDED = CompletableFuture.completedFuture(null);
 
@@ -69,12 +69,11 @@ public final class ImageExports implements ExportCatalog {
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
 
-    @Override
     public List<String> exportNames() {
         return sessions.imageNames();
     }
 
-    @Override
+    /** Opens an image for one connection (or import); closing the device ends that use. */
     public CompletableFuture<BlockDevice> open(String name) {
         CompletableFuture<OpenImage> image;
         synchronized (this) {

@@ -5,6 +5,7 @@ import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.server.BaseAllocation;
 import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
@@ -13,6 +14,7 @@ import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.storage.image.LocalSessions;
+import io.heliotrope.storage.image.NbdExports;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
 import io.heliotrope.storage.view.Controller;
@@ -30,6 +32,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -79,7 +82,8 @@ public final class StorageServer implements AutoCloseable {
             components.push(() -> shutdown(executor));
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
             ImageExports exports = new ImageExports(sessions, store, executor, storeThreads == 0, executor, ByteBufAllocator.DEFAULT);
-            nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), exports, new NbdMetrics(registry));
+            nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
+                    List.of(new BaseAllocation()), new NbdMetrics(registry));
             components.push(nbd);
 
             grpc = Grpc.newServerBuilderForPort(config.grpcPort(), InsecureServerCredentials.create())
