@@ -62,7 +62,7 @@ public final class StorageServer implements AutoCloseable {
 
             // Sessions start and end here, leases are renewed and checkpoints sent: whatever may wait on the controller.
             // Closed after the NBD server and the block store calls, whose end ends sessions; renewals go on until then.
-            ScheduledThreadPoolExecutor sessionCalls = BoundedExecutors.scheduled("site-sessions", SESSION_THREADS, QUEUED_TASKS);
+            ScheduledThreadPoolExecutor sessionCalls = BoundedExecutors.scheduled("site-sessions", SESSION_THREADS, QUEUED_PER_IMAGE);
             sessionCalls.setContinueExistingPeriodicTasksAfterShutdownPolicy(true);
             ImageSessions sessions = new LocalSessions(store);
             ControllerSessions controlled = null;
@@ -78,7 +78,7 @@ public final class StorageServer implements AutoCloseable {
             int storeThreads = config.storeThreads();
             Executor storeCalls = Runnable::run;
             if (storeThreads > 0) {
-                ExecutorService pool = BoundedExecutors.fixed("site-io", storeThreads, QUEUED_TASKS);
+                ExecutorService pool = BoundedExecutors.fixed("site-io", storeThreads, QUEUED_PER_IMAGE);
                 components.push(() -> BoundedExecutors.shutdown(pool, SHUTDOWN_PATIENCE));
                 storeCalls = pool;
             }
@@ -87,9 +87,9 @@ public final class StorageServer implements AutoCloseable {
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), exports, new NbdMetrics(registry));
             components.push(nbd);
 
-            ExecutorService adminCalls = BoundedExecutors.fixed("site-admin", ADMIN_THREADS, QUEUED_TASKS);
+            ExecutorService adminCalls = BoundedExecutors.fixed("site-admin", ADMIN_THREADS, QUEUED_CALLS);
             components.push(() -> BoundedExecutors.shutdown(adminCalls, SHUTDOWN_PATIENCE));
-            ExecutorService grpcCalls = BoundedExecutors.fixed("site-grpc", GRPC_THREADS, QUEUED_TASKS);
+            ExecutorService grpcCalls = BoundedExecutors.fixed("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             components.push(() -> BoundedExecutors.shutdown(grpcCalls, SHUTDOWN_PATIENCE));
             grpc = GrpcServers.start(new InetSocketAddress(config.bind(), config.grpcPort()), grpcCalls,
                     new ImageGrpcService(new ImageManager(store, exports, adminCalls, config.controller())));
@@ -151,7 +151,13 @@ public final class StorageServer implements AutoCloseable {
     private static final int ADMIN_THREADS = 2;
     /** gRPC callbacks only convert and hand calls on. */
     private static final int GRPC_THREADS = 4;
-    private static final int QUEUED_TASKS = 1024;
+    /** Admin and gRPC calls beyond this many waiting are refused, for the client to try again. */
+    private static final int QUEUED_CALLS = 1024;
+    /**
+     * Session and store queues hold a few tasks per image or connection (a renewal and a checkpoint for
+     * each open image, one batch of calls for each connection with work outstanding): room for tens of thousands.
+     */
+    private static final int QUEUED_PER_IMAGE = 65_536;
     /** Sessions that end at shutdown flush to the controller meanwhile. */
     private static final Duration SHUTDOWN_PATIENCE = Duration.ofSeconds(30);
 }
