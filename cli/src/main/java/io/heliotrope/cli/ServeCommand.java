@@ -46,7 +46,7 @@ final class ServeCommand implements Callable<Integer> {
                 ImageSpec.createMissing(images, client::create);
             }
         } else {
-            try (ImageClient client = new ImageClient("127.0.0.1:" + grpcPort)) {
+            try (ImageClient client = new ImageClient(config.localHost() + ":" + grpcPort)) {
                 ImageSpec.createMissing(images, client::create);
             }
         }

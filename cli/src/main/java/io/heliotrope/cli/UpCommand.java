@@ -59,7 +59,7 @@ final class UpCommand implements Callable<Integer> {
             all.close();
             throw e;
         }
-        String host = config.bind().equals("0.0.0.0") ? "127.0.0.1" : config.bind();
+        String host = config.localHost();
         String url = "nbd://" + host + ":" + server.nbdAddress().getPort() + "/" + DEMO;
         System.out.println("Heliotrope is up: site " + config.site() + ", data in " + config.dataDir());
         System.out.println("  demo image : " + url);

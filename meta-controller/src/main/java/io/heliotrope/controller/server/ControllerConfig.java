@@ -10,8 +10,7 @@ import static java.util.Objects.requireNonNull;
  * How one controller process runs. Null or zero values take the defaults: bind
  * 127.0.0.1, lease TTL and ZooKeeper session timeout 15 s, root {@code /heliotrope}.
  * A gRPC port of 0 picks a free one ({@value #DEFAULT_GRPC_PORT} is the command line's default).
- * Like the site's, the gRPC server listens on all interfaces: gRPC's transport-neutral
- * API takes only a port. {@code bindAddress} is where clients on this host reach it.
+ * The gRPC server listens on {@code bindAddress} only.
  */
 public record ControllerConfig(
         String zookeeperConnect,

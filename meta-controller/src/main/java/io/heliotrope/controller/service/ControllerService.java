@@ -1,5 +1,6 @@
 package io.heliotrope.controller.service;
 
+import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.controller.Names;
 import io.heliotrope.controller.catalog.ImageCatalog;
 import io.heliotrope.controller.catalog.ImageConfig;
@@ -15,8 +16,6 @@ import io.heliotrope.controller.site.SiteRegistry;
 import io.heliotrope.controller.zookeeper.Versioned;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -160,12 +159,6 @@ public final class ControllerService {
     }
 
     private <T> CompletableFuture<T> async(Supplier<T> action) {
-        try {
-            return CompletableFuture.supplyAsync(action, executor);
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(executor.isShutdown()
-                    ? new HeliotropeException(ErrorCode.SHUTTING_DOWN, "the controller is shutting down")
-                    : new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "the controller is overloaded; try again"));
-        }
+        return BoundedExecutors.supplyAsync(action, executor, "the controller");
     }
 }

@@ -37,7 +37,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,6 +70,13 @@ class TestControllerServer {
     void stop() throws InterruptedException {
         channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
         server.close();
+    }
+
+    @Test
+    void listensOnlyOnItsBindAddress() {
+        assertThat(client.listImages(ListImagesRequest.getDefaultInstance()).getImagesList()).isEmpty();
+        // Every 127/8 address reaches this host on Linux: only a server bound to all of them would answer here.
+        assertThatThrownBy(() -> new Socket("127.0.0.2", server.grpcPort()).close()).isInstanceOf(ConnectException.class);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.admin;
 
+import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
@@ -12,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
@@ -27,11 +28,14 @@ public final class ImageManager {
 
     private final BlockStore store;
     private final ImageExports exports;
-    private final Executor executor;
+    private final ExecutorService executor;
     private final String controller;
 
-    /** @param controller the controller that owns the catalog, or null when this site owns it */
-    public ImageManager(BlockStore store, ImageExports exports, Executor executor, String controller) {
+    /**
+     * @param executor runs admin calls, apart from block store and session calls
+     * @param controller the controller that owns the catalog, or null when this site owns it
+     */
+    public ImageManager(BlockStore store, ImageExports exports, ExecutorService executor, String controller) {
         this.store = requireNonNull(store, "store is null");
         this.exports = requireNonNull(exports, "exports is null");
         this.executor = requireNonNull(executor, "executor is null");
@@ -98,6 +102,6 @@ public final class ImageManager {
     }
 
     private <T> CompletableFuture<T> async(Supplier<T> action) {
-        return CompletableFuture.supplyAsync(action, executor);
+        return BoundedExecutors.supplyAsync(action, executor, "the site");
     }
 }

@@ -56,7 +56,8 @@ public final class ImageExports {
      * run in order, one at a time
      * @param inlineCalls whether store calls run on the caller (the NBD event loop) instead:
      * for a store that never waits on a disk, where a hand-off to another thread costs more
-     * than the call (even a 1 MiB write, whose payload the event loop has just received)
+     * than the call (even a 1 MiB write, whose payload the event loop has just received);
+     * never for calls that may wait on the network, such as a read from a peer
      * @param sessionExecutor where sessions start and end (they may wait on the controller)
      */
     public ImageExports(ImageSessions sessions, BlockStore store, Executor deviceExecutor, boolean inlineCalls, Executor sessionExecutor,
@@ -125,15 +126,24 @@ public final class ImageExports {
 
     /**
      * Runs a catalog change that needs the image closed, refusing while it is open and
-     * waiting for a session that is still ending. Blocks: call it off event loops.
+     * waiting for a session that is still ending (outside the lock, since the end may
+     * wait on the controller). Blocks: call it off event loops.
      */
-    public synchronized <T> T whileClosed(String name, Supplier<T> change) {
-        Use use = inUse.get(name);
-        if (use != null) {
-            throw new HeliotropeException(ErrorCode.IMAGE_IN_USE,
-                    "image '" + name + "' is in use by " + use.connections + " connection(s); disconnect them first");
+    public <T> T whileClosed(String name, Supplier<T> change) {
+        while (true) {
+            CompletableFuture<Void> end;
+            synchronized (this) {
+                Use use = inUse.get(name);
+                if (use != null) {
+                    throw new HeliotropeException(ErrorCode.IMAGE_IN_USE,
+                            "image '" + name + "' is in use by " + use.connections + " connection(s); disconnect them first");
+                }
+                end = ending.getOrDefault(name, ENDED);
+                if (end.isDone()) {
+                    return change.get();
+                }
+            }
+            end.handle((ignored, failure) -> null).join();
         }
-        ending.getOrDefault(name, ENDED).handle((ignored, failure) -> null).join();
-        return change.get();
     }
 }

@@ -3,6 +3,7 @@ package io.heliotrope.storage.image;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static java.util.Objects.requireNonNull;
@@ -20,11 +21,18 @@ final class SerialExecutor implements Executor {
         this.pool = requireNonNull(pool, "pool is null");
     }
 
+    /** Refuses the task when the pool refuses to run a drain (it is full or closed); the next task tries again. */
     @Override
     public void execute(Runnable task) {
         tasks.add(task);
         if (draining.compareAndSet(false, true)) {
-            pool.execute(this::drain);
+            try {
+                pool.execute(this::drain);
+            } catch (RejectedExecutionException e) {
+                tasks.remove(task);
+                draining.set(false);
+                throw e;
+            }
         }
     }
 

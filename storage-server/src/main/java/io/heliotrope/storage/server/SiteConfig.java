@@ -54,6 +54,11 @@ public record SiteConfig(
         return type.equals("tmpfs") || type.equals("ramfs") ? 0 : Math.min(4, Runtime.getRuntime().availableProcessors());
     }
 
+    /** The host a client on this machine dials: the bind address, or loopback when the site binds every interface. */
+    public String localHost() {
+        return bind.equals("0.0.0.0") ? "127.0.0.1" : bind;
+    }
+
     public enum StoreKind {
         ROCKSDB,
         MEMORY

@@ -1,10 +1,10 @@
 package io.heliotrope.storage.server;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
+import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.grpc.GrpcServers;
 import io.heliotrope.nbd.server.BaseAllocation;
 import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdServer;
@@ -23,7 +23,6 @@ import io.heliotrope.storage.view.GrpcController;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,14 +32,15 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
  * A site: block store, NBD server, gRPC admin service and metrics endpoint. The
- * composition root of the storage server; components close in reverse order.
+ * composition root of the storage server; components close in reverse order. Block
+ * store calls, session calls (which wait on the controller) and admin calls each run on
+ * an executor of their own, so that none of them waits behind another kind.
  */
 public final class StorageServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StorageServer.class);
@@ -63,34 +63,41 @@ public final class StorageServer implements AutoCloseable {
             components.push(store);
             StorageMetrics.bind(registry, store);
 
+            // Sessions start and end here, leases are renewed and checkpoints sent: whatever may wait on the controller.
+            // Closed after the NBD server and the block store calls, whose end ends sessions; renewals go on until then.
+            ScheduledThreadPoolExecutor sessionCalls = BoundedExecutors.scheduled("site-sessions", SESSION_THREADS, QUEUED_PER_IMAGE);
+            sessionCalls.setContinueExistingPeriodicTasksAfterShutdownPolicy(true);
             ImageSessions sessions = new LocalSessions(store);
             ControllerSessions controlled = null;
             if (config.controller() != null) {
                 Controller controller = new GrpcController(config.site(), config.controller());
                 components.push(controller);
-                // Two threads: a slow checkpoint must not hold up lease renewals.
-                ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, new DefaultThreadFactory("view", true));
-                components.push(() -> shutdown(scheduler));
-                controlled = new ControllerSessions(config.site(), store, controller, scheduler, config.checkpointInterval(), config.checkpointBlocks());
+                controlled = new ControllerSessions(config.site(), store, controller, sessionCalls, config.checkpointInterval(), config.checkpointBlocks());
                 sessions = controlled;
                 StorageMetrics.bindOrphans(registry, controlled);
             }
-            // Closed before the controller: sessions that end at shutdown flush on it. Sessions and admin calls
-            // run here even when block store calls run on the event loops.
+            components.push(() -> BoundedExecutors.shutdown(sessionCalls, SHUTDOWN_PATIENCE));
+
             int storeThreads = config.storeThreads();
-            ExecutorService executor = Executors.newFixedThreadPool(Math.max(1, storeThreads), new DefaultThreadFactory("store-io", true));
-            components.push(() -> shutdown(executor));
+            Executor storeCalls = Runnable::run;
+            if (storeThreads > 0) {
+                ExecutorService pool = BoundedExecutors.fixed("site-io", storeThreads, QUEUED_PER_IMAGE);
+                components.push(() -> BoundedExecutors.shutdown(pool, SHUTDOWN_PATIENCE));
+                storeCalls = pool;
+            }
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
-            ImageExports exports = new ImageExports(sessions, store, executor, storeThreads == 0, executor, ByteBufAllocator.DEFAULT);
+            ImageExports exports = new ImageExports(sessions, store, storeCalls, storeThreads == 0, sessionCalls, ByteBufAllocator.DEFAULT);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation()), new NbdMetrics(registry));
             components.push(nbd);
 
-            grpc = Grpc.newServerBuilderForPort(config.grpcPort(), InsecureServerCredentials.create())
-                    .addService(new ImageGrpcService(new ImageManager(store, exports, executor, config.controller())))
-                    .build()
-                    .start();
-            components.push(() -> shutdown(grpc));
+            ExecutorService adminCalls = BoundedExecutors.fixed("site-admin", ADMIN_THREADS, QUEUED_CALLS);
+            components.push(() -> BoundedExecutors.shutdown(adminCalls, SHUTDOWN_PATIENCE));
+            ExecutorService grpcCalls = BoundedExecutors.fixed("site-grpc", GRPC_THREADS, QUEUED_CALLS);
+            components.push(() -> BoundedExecutors.shutdown(grpcCalls, SHUTDOWN_PATIENCE));
+            grpc = GrpcServers.start(new InetSocketAddress(config.bind(), config.grpcPort()), grpcCalls,
+                    new ImageGrpcService(new ImageManager(store, exports, adminCalls, config.controller())));
+            components.push(() -> GrpcServers.shutdown(grpc));
 
             metrics = new MetricsHttpServer(new InetSocketAddress(config.bind(), config.metricsPort()), registry);
             components.push(metrics);
@@ -103,8 +110,8 @@ public final class StorageServer implements AutoCloseable {
             throw e instanceof HeliotropeException h ? h
                     : new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot start site " + config.site() + ": " + HeliotropeException.rootMessage(e), e);
         }
-        log.info("site {}: NBD on {}, gRPC on port {}, metrics on port {}, store {}",
-                config.site(), nbd.localAddress(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
+        log.info("site {}: NBD on {}, gRPC on {}:{}, metrics on port {}, store {}",
+                config.site(), nbd.localAddress(), config.bind(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
     }
 
     /** Registers with the controller, flushes what an earlier run left, then keeps the catalog fresh. */
@@ -143,16 +150,18 @@ public final class StorageServer implements AutoCloseable {
     }
 
     private static final Duration CATALOG_REFRESH = Duration.ofSeconds(2);
-
-    private static void shutdown(ExecutorService executor) throws InterruptedException {
-        executor.shutdown();
-        executor.awaitTermination(30, TimeUnit.SECONDS);
-    }
-
-    private static void shutdown(Server server) throws InterruptedException {
-        server.shutdown();
-        if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
-            server.shutdownNow();
-        }
-    }
+    /** Opens and closes of some images wait on the controller; renewals of the others must not queue behind them. */
+    private static final int SESSION_THREADS = 8;
+    private static final int ADMIN_THREADS = 2;
+    /** gRPC callbacks only convert and hand calls on. */
+    private static final int GRPC_THREADS = 4;
+    /** Admin and gRPC calls beyond this many waiting are refused, for the client to try again. */
+    private static final int QUEUED_CALLS = 1024;
+    /**
+     * Session and store queues hold a few tasks per image or connection (a renewal and a checkpoint for
+     * each open image, one batch of calls for each connection with work outstanding): room for tens of thousands.
+     */
+    private static final int QUEUED_PER_IMAGE = 65_536;
+    /** Sessions that end at shutdown flush to the controller meanwhile. */
+    private static final Duration SHUTDOWN_PATIENCE = Duration.ofSeconds(30);
 }

@@ -12,15 +12,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
@@ -29,6 +31,8 @@ import static java.util.Objects.requireNonNull;
  * Sessions of a site that a controller coordinates: opening an image takes its write
  * lease and syncs the global metadata; writes stay local and are checkpointed to the
  * controller in the background; the last close flushes the rest and gives the lease up.
+ * Opens, closes and recoveries of one image take turns, so a new open starts after the
+ * last close has released the lease; those of other images never wait for them.
  */
 public final class ControllerSessions implements ImageSessions {
     private static final Logger log = LoggerFactory.getLogger(ControllerSessions.class);
@@ -41,7 +45,9 @@ public final class ControllerSessions implements ImageSessions {
     private final long checkpointBlocks;
     private final AtomicLong orphanedBlocks = new AtomicLong();
     /** Images with a session open here. */
-    private final Set<String> active = new HashSet<>();
+    private final Set<String> active = ConcurrentHashMap.newKeySet();
+    /** Per image, the turn of its last open, close or recovery; it completes when that ends. */
+    private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
     private volatile List<String> names = List.of();
 
     /**
@@ -71,11 +77,14 @@ public final class ControllerSessions implements ImageSessions {
      * marks them stale, so they are never served). Images open here are skipped: their
      * dirty blocks are their sessions'.
      */
-    public synchronized void recover() {
+    public void recover() {
         for (ImageInfo image : store.listImages()) {
-            if (!active.contains(image.name())) {
-                recover(image);
-            }
+            inTurn(image.name(), () -> {
+                if (!active.contains(image.name())) {
+                    recover(image);
+                }
+                return null;
+            });
         }
         refreshNames();
     }
@@ -111,12 +120,13 @@ public final class ControllerSessions implements ImageSessions {
         return names;
     }
 
-    /**
-     * Takes the lease, syncs the view, finds the stale blocks. Opens and recovery run
-     * one at a time, so recovery never flushes a live session's blocks.
-     */
+    /** Takes the lease, syncs the view, finds the stale blocks; in its image's turn, so recovery never flushes a live session's blocks. */
     @Override
-    public synchronized ImageSession open(String name) {
+    public ImageSession open(String name) {
+        return inTurn(name, () -> start(name));
+    }
+
+    private ImageSession start(String name) {
         ImageInfo local = store.listImages().stream().filter(image -> image.name().equals(name)).findFirst().orElse(null);
         long cachedSeq = 0;
         if (local != null) {
@@ -178,13 +188,34 @@ public final class ControllerSessions implements ImageSessions {
 
         @Override
         public void close() {
-            try {
-                session.close();
-            } finally {
-                synchronized (ControllerSessions.this) {
-                    active.remove(session.info().name());
+            String name = session.info().name();
+            inTurn(name, () -> {
+                try {
+                    session.close();
+                } finally {
+                    active.remove(name);
                 }
+                return null;
+            });
+        }
+    }
+
+    /**
+     * Runs {@code action} once every earlier open, close or recovery of the image has
+     * ended. Waits only on the image's own turns: no lock that others wait on is held
+     * meanwhile.
+     */
+    private <T> T inTurn(String image, Supplier<T> action) {
+        CompletableFuture<Void> turn = new CompletableFuture<>();
+        CompletableFuture<Void> previous = turns.put(image, turn);
+        try {
+            if (previous != null) {
+                previous.join();
             }
+            return action.get();
+        } finally {
+            turns.remove(image, turn);
+            turn.complete(null);
         }
     }
 

@@ -24,6 +24,7 @@ class TestSiteConfigLoader {
         SiteConfig config = SiteConfigLoader.load(file, Map.of());
         assertThat(config).isEqualTo(new SiteConfig("us-east", Path.of("/var/lib/heliotrope"), SiteConfig.StoreKind.MEMORY,
                 "0.0.0.0", 10810, 7411, 9411, 8, Duration.ofNanos(250_000), 1L << 30, "ctl.example:7400", Duration.ofMillis(2500), 1000L));
+        assertThat(config.localHost()).isEqualTo("127.0.0.1");
     }
 
     @Test

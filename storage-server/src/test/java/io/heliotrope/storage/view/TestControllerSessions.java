@@ -7,6 +7,7 @@ import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -16,6 +17,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
@@ -27,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TestControllerSessions {
     private final TestingController controller = new TestingController();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final ExecutorService callers = Executors.newCachedThreadPool();
     private final BlockStore storeA = new MemoryBlockStore();
     private final BlockStore storeB = new MemoryBlockStore();
 
@@ -37,6 +42,7 @@ class TestControllerSessions {
     @AfterEach
     void close() {
         scheduler.shutdownNow();
+        callers.shutdownNow();
         storeA.close();
         storeB.close();
     }
@@ -137,6 +143,24 @@ class TestControllerSessions {
         assertThat(bytes(again.read(0, 3 * BLOCK_SIZE).join())).containsOnly(0);
         assertThat(again.blockStatus(0, 3 * BLOCK_SIZE).join()).containsExactly(Extent.zeroHole(3 * BLOCK_SIZE));
         again.close();
+    }
+
+    @Test
+    void anOpenCompletesWhileTheControllerHoldsUpAnOpenOfAnotherImage() throws InterruptedException {
+        controller.createImage("other", 64 * BLOCK_SIZE);
+        ControllerSessions sessions = sessions("a", storeA, 1 << 20);
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        controller.hold("disk", entered, release);
+        CompletableFuture<ImageSession> disk = CompletableFuture.supplyAsync(() -> sessions.open("disk"), callers);
+        entered.await();
+
+        assertThat(CompletableFuture.supplyAsync(() -> sessions.open("other"), callers)).succeedsWithin(Duration.ofSeconds(10))
+                .satisfies(ImageSession::close);
+        assertThat(disk).isNotDone();
+        release.countDown();
+        disk.join().close();
+        assertThat(controller.holder("disk")).isNull();
     }
 
     @Test

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * A controller in memory for one or more sites of a test: leases with epochs and a
@@ -21,6 +23,7 @@ final class TestingController {
     private final Map<String, String> holders = new TreeMap<>();
     private final Map<String, Long> epochs = new TreeMap<>();
     private final Map<String, List<List<GlobalBlock>>> logs = new TreeMap<>();
+    private final Map<String, CountDownLatch[]> holds = new ConcurrentHashMap<>();
 
     synchronized void createImage(String name, long sizeBytes) {
         sizes.put(name, sizeBytes);
@@ -32,6 +35,24 @@ final class TestingController {
     synchronized void fence(String image, String site) {
         holders.put(image, site);
         epochs.merge(image, 1L, Long::sum);
+    }
+
+    /** Calls for {@code image} count {@code entered} down, then wait for {@code release}, outside this controller's lock. */
+    void hold(String image, CountDownLatch entered, CountDownLatch release) {
+        holds.put(image, new CountDownLatch[] {entered, release});
+    }
+
+    private void pass(String image) {
+        CountDownLatch[] hold = holds.get(image);
+        if (hold != null) {
+            hold[0].countDown();
+            try {
+                hold[1].await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     synchronized String holder(String image) {
@@ -63,6 +84,7 @@ final class TestingController {
 
             @Override
             public Opened open(String image, long cachedMetaSeq) {
+                pass(image);
                 synchronized (TestingController.this) {
                     known(image);
                     String holder = holders.get(image);
@@ -80,6 +102,7 @@ final class TestingController {
 
             @Override
             public void renew(String image, long epoch) {
+                pass(image);
                 synchronized (TestingController.this) {
                     checkLease(image, epoch);
                 }
@@ -87,6 +110,7 @@ final class TestingController {
 
             @Override
             public long flush(String image, long epoch, List<BlockVersion> blocks, boolean release) {
+                pass(image);
                 synchronized (TestingController.this) {
                     known(image);
                     checkLease(image, epoch);
