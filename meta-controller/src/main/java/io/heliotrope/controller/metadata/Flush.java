@@ -3,6 +3,7 @@ package io.heliotrope.controller.metadata;
 import io.heliotrope.controller.Names;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.version.Version;
 
 import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
@@ -47,10 +48,9 @@ public record Flush(String image, String site, long epoch, boolean release, Stri
         }
         for (int i = 0; i < n; i++) {
             long version = entries.version(i);
-            if (version == 0 || (version >>> 32) > epoch) {
+            if (version == 0 || Version.epochOf(version) > epoch) {
                 throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': block " + entries.block(i)
-                        + " has version " + Long.toUnsignedString(version) + " (epoch " + (version >>> 32)
-                        + "); versions must be non-zero and from lease epoch " + epoch + " or earlier");
+                        + " has version " + Version.of(version) + "; versions must be non-zero and from lease epoch " + epoch + " or earlier");
             }
         }
     }

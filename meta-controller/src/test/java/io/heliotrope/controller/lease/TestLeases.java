@@ -12,6 +12,7 @@ import io.heliotrope.controller.service.OpenMode;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -186,6 +187,6 @@ class TestLeases {
     }
 
     private static BlockEntries entries(String site, long epoch) {
-        return BlockEntries.builder().add(epoch, epoch << 32 | 1, site).build();
+        return BlockEntries.builder().add(epoch, Version.compose(epoch, 1), site).build();
     }
 }

@@ -31,6 +31,7 @@ import io.heliotrope.proto.controller.v1.OpenMode;
 import io.heliotrope.proto.controller.v1.PropagationMode;
 import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,7 +105,7 @@ class TestControllerServer {
             BlockMetadata entries = message.getEntries();
             for (int i = 0; i < entries.getBlocksCount(); i++) {
                 blocks.add(entries.getBlocks(i));
-                assertThat(entries.getVersions(i)).isEqualTo(1L << 32 | entries.getBlocks(i) % 7 + 1);
+                assertThat(entries.getVersions(i)).isEqualTo(Version.compose(1, entries.getBlocks(i) % 7 + 1));
                 assertThat(entries.getHolders(i) == 0 ? "zero" : entries.getSites(entries.getHolders(i) - 1))
                         .isEqualTo(entries.getBlocks(i) % 10 == 0 ? "zero" : "a");
             }
@@ -182,7 +183,7 @@ class TestControllerServer {
     private static FlushRequest message(int from, int to, long epoch) {
         BlockMetadata.Builder entries = BlockMetadata.newBuilder().addSites("a");
         for (int block = from; block < to; block++) {
-            entries.addBlocks(block).addVersions(epoch << 32 | block % 7 + 1).addHolders(block % 10 == 0 ? 0 : 1);
+            entries.addBlocks(block).addVersions(Version.compose(epoch, block % 7 + 1)).addHolders(block % 10 == 0 ? 0 : 1);
         }
         return FlushRequest.newBuilder().setEntries(entries).build();
     }

@@ -3,6 +3,7 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.version.Version;
 
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -10,12 +11,11 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * An image open at this site, shared by every connection to it. It hands out block
- * versions {@code epoch << 32 | counter}: the session's epoch is larger than any
- * before it, so versions never repeat across sessions, and the counter only grows
- * within one. It also serializes read-modify-write of partial blocks.
+ * versions ({@link Version}): the session's epoch is larger than any before it, so
+ * versions never repeat across sessions, and the counter only grows within one. It also
+ * serializes read-modify-write of partial blocks.
  */
 final class OpenImage {
-    private static final long COUNTER_LIMIT = 1L << 32;
     private static final int STRIPES = 64;
 
     private final ImageSession session;
@@ -38,12 +38,11 @@ final class OpenImage {
     }
 
     synchronized long nextVersion() {
-        if (++counter == COUNTER_LIMIT) {
-            counter--;
+        if (counter == Version.MAX_COUNTER) {
             throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
                     "image '" + info().name() + "': 2^32 writes in one session; disconnect every client to start a new one");
         }
-        return session.epoch() << 32 | counter;
+        return Version.compose(session.epoch(), ++counter);
     }
 
     /** The locks of two blocks, in the one order every caller takes them (the same lock twice is fine: they are reentrant). */

@@ -7,6 +7,7 @@ import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -190,7 +191,7 @@ final class ControllerSession implements ImageSession {
 
     /** The dirty blocks this session wrote; others belong to an earlier session and go through recovery. */
     private List<BlockVersion> ownDirty() {
-        return store.dirtyBlocks(info.id()).stream().filter(block -> block.version() >>> 32 == epoch).toList();
+        return store.dirtyBlocks(info.id()).stream().filter(block -> Version.epochOf(block.version()) == epoch).toList();
     }
 
     private void flush(boolean release) {

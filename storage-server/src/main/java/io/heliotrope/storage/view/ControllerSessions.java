@@ -8,6 +8,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.image.ImageSessions;
+import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,7 +83,7 @@ public final class ControllerSessions implements ImageSessions {
 
     private void recover(ImageInfo image) {
         Map<Long, List<BlockVersion>> byEpoch = store.dirtyBlocks(image.id()).stream()
-                .collect(Collectors.groupingBy(block -> block.version() >>> 32, TreeMap::new, Collectors.toList()));
+                .collect(Collectors.groupingBy(block -> Version.epochOf(block.version()), TreeMap::new, Collectors.toList()));
         byEpoch.forEach((epoch, dirty) -> {
             try {
                 long metaSeq = controller.flush(image.name(), epoch, dirty, true);

@@ -8,6 +8,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -146,7 +147,7 @@ class TestControllerSessions {
         var second = sessions.open("disk");
         assertThat(second.epoch()).isGreaterThan(first.epoch());
         long image = storeA.image("disk").id();
-        storeA.write(image, 5, filled(1, 4).nioBuffer(), second.epoch() << 32 | 1, false);
+        storeA.write(image, 5, filled(1, 4).nioBuffer(), Version.compose(second.epoch(), 1), false);
 
         first.close();
         assertThat(storeA.dirtyBlocks(image)).extracting(BlockStore.BlockVersion::block).containsExactly(5L);
