@@ -90,6 +90,17 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     }
 
     @Override
+    public void advanceEpoch(LeaseRequest request, StreamObserver<Lease> observer) {
+        reply(() -> service.advanceEpoch(request.getImage(), request.getSite(), request.getEpoch()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
+    }
+
+    @Override
+    public void getLease(GetImageRequest request, StreamObserver<Lease> observer) {
+        reply(() -> service.getLease(request.getName()), lease -> ControllerProtos.toProto(request.getName(), lease), observer);
+    }
+
+    @Override
     public StreamObserver<FlushRequest> flush(StreamObserver<FlushResponse> observer) {
         return new FlushStream(service, observer);
     }

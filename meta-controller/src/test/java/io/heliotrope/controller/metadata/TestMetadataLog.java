@@ -156,9 +156,9 @@ class TestMetadataLog {
         assertRefused(() -> flush(BlockEntries.builder().add(1, Version.compose(epoch, 1), "b").build()), ErrorCode.INVALID_ARGUMENT,
                 "image 'vm': site a flushed blocks held by site b; a flush names its own site or a zero marker");
         assertRefused(() -> flush(BlockEntries.builder().addZero(1, Version.compose(epoch + 1, 0)).build()), ErrorCode.INVALID_ARGUMENT,
-                "image 'vm': block 1 has version 2.0; versions must be non-zero and from lease epoch 1 or earlier");
+                "image 'vm': block 1 has version 2.0; versions must be non-zero and of epochs 1 to 1, those site a has held the lease at since its grant");
         assertRefused(() -> flush(BlockEntries.builder().add(1, 0, "a").build()), ErrorCode.INVALID_ARGUMENT,
-                "image 'vm': block 1 has version 0.0; versions must be non-zero and from lease epoch 1 or earlier");
+                "image 'vm': block 1 has version 0.0; versions must be non-zero and of epochs 1 to 1, those site a has held the lease at since its grant");
         assertThat(await(service.getImage("vm")).metaSeq()).isZero();
     }
 

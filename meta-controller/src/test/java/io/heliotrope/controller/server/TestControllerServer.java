@@ -148,6 +148,21 @@ class TestControllerServer {
     }
 
     @Test
+    void theHolderAdvancesItsEpochAndTheLeaseTellsItsGrant() {
+        client.registerSite(Site.newBuilder().setName("a").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+
+        Lease advanced = client.advanceEpoch(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(1).build());
+
+        assertThat(advanced.getEpoch()).isEqualTo(2);
+        assertThat(advanced.getGrantEpoch()).isEqualTo(1);
+        assertThat(client.getLease(GetImageRequest.newBuilder().setName("vm").build())).isEqualTo(advanced);
+        assertRefused(() -> call(() -> client.advanceEpoch(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(7).build())),
+                ErrorCode.STALE_LEASE, "image 'vm': lease epoch 7 of site a is stale: fenced by epoch 2 at site a");
+    }
+
+    @Test
     void badRequestsAreInvalidArguments() {
         assertRefused(() -> call(() -> open("a", OpenMode.OPEN_MODE_UNSPECIFIED, 0)), ErrorCode.INVALID_ARGUMENT,
                 "OpenImage needs mode OPEN_MODE_WRITE or OPEN_MODE_READ");
