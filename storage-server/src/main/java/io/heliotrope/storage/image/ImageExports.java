@@ -98,7 +98,7 @@ public final class ImageExports implements ExportCatalog {
     }
 
     private OpenImage start(String name) {
-        OpenImage image = new OpenImage(sessions.open(name));
+        OpenImage image = new OpenImage(sessions.open(name), sessionExecutor);
         log.info("{}: opened (epoch {})", name, image.session().epoch());
         return image;
     }

@@ -186,12 +186,12 @@ class TestImageDevice {
 
     @Test
     void versionsCarryTheSessionEpochAndOnlyGrow() {
-        OpenImage image = new OpenImage(new LocalSessions(store).open("disk"));
-        long first = image.nextVersion();
-        long second = image.nextVersion();
+        OpenImage image = new OpenImage(new LocalSessions(store).open("disk"), executor);
+        Version first = Version.of(image.nextVersion());
+        Version second = Version.of(image.nextVersion());
         assertThat(second).isGreaterThan(first);
-        assertThat(Version.epochOf(first)).isGreaterThan(0);
-        OpenImage later = new OpenImage(new LocalSessions(store).open("disk"));
-        assertThat(later.nextVersion()).isGreaterThan(second);
+        assertThat(first.epoch()).isGreaterThan(0);
+        OpenImage later = new OpenImage(new LocalSessions(store).open("disk"), executor);
+        assertThat(Version.of(later.nextVersion())).isGreaterThan(second);
     }
 }
