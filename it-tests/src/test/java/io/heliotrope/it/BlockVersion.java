@@ -8,11 +8,6 @@ record BlockVersion(long version, String holder) {
         requireNonNull(holder, "holder is null");
     }
 
-    /** A version as a site makes it: its lease epoch in the high half, a per-block write counter in the low half. */
-    static long version(long epoch, long counter) {
-        return epoch << 32 | counter;
-    }
-
     static BlockVersion zero(long version) {
         return new BlockVersion(version, "");
     }

@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.FlushResponse;
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -112,7 +113,7 @@ class ControllerFailoverIT {
     }
 
     private static FlushResponse flush(ControllerClient client, Lease lease, int index, Map<Long, BlockVersion> written) {
-        Delta delta = Delta.range(index * STRIDE, 1_000, SITE_A, BlockVersion.version(lease.getEpoch(), index + 1));
+        Delta delta = Delta.range(index * STRIDE, 1_000, SITE_A, Version.compose(lease.getEpoch(), index + 1));
         FlushResponse response = client.flush("survivor", SITE_A, lease.getEpoch(), delta, false);
         written.putAll(delta.entries());
         return response;
@@ -175,7 +176,7 @@ class ControllerFailoverIT {
 
         private void run(ControllerClient client, String image, long epoch) {
             for (int i = 0; !stop.get(); i++) {
-                Delta delta = Delta.range(i * STRIDE, i % 5 == 4 ? 100_000 : 500, SITE_A, BlockVersion.version(epoch, i + 1));
+                Delta delta = Delta.range(i * STRIDE, i % 5 == 4 ? 100_000 : 500, SITE_A, Version.compose(epoch, i + 1));
                 sending.set(i);
                 Flush flush;
                 try {

@@ -6,6 +6,7 @@ import io.heliotrope.it.ControllerClient.Opened;
 import io.heliotrope.proto.controller.v1.FlushResponse;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -76,12 +77,12 @@ class ControllerLeaseIT {
     @Test
     void staleEpochFlushChangesNothing() {
         long firstEpoch = a.createAndOpenForWrite("fenced", SIZE, SITE_A);
-        Delta committed = Delta.range(0, 100, SITE_A, BlockVersion.version(firstEpoch, 1));
+        Delta committed = Delta.range(0, 100, SITE_A, Version.compose(firstEpoch, 1));
         FlushResponse flushed = a.flush("fenced", SITE_A, firstEpoch, committed, true);
         Lease current = b.open("fenced", SITE_B, OPEN_MODE_WRITE, flushed.getMetaSeq()).lease();
         ImageStatus before = b.status("fenced");
 
-        Delta late = Delta.range(100, 100, SITE_A, BlockVersion.version(firstEpoch, 2));
+        Delta late = Delta.range(100, 100, SITE_A, Version.compose(firstEpoch, 2));
         assertThat(errorOf(() -> a.flush("fenced", SITE_A, firstEpoch, late, false))).isEqualTo(STALE_LEASE);
 
         assertThat(b.status("fenced")).isEqualTo(before);
@@ -95,7 +96,7 @@ class ControllerLeaseIT {
         a.createImage("expiring", SIZE);
         Lease held = a.open("expiring", SITE_A, OPEN_MODE_WRITE, 0).lease();
         assertThat(held.getTtlMillis()).isEqualTo(TTL.toMillis());
-        Delta early = Delta.range(0, 10, SITE_A, BlockVersion.version(held.getEpoch(), 1));
+        Delta early = Delta.range(0, 10, SITE_A, Version.compose(held.getEpoch(), 1));
         FlushResponse flushed = a.flush("expiring", SITE_A, held.getEpoch(), early, false);
         long expiry = Math.max(held.getExpiresEpochMillis(), flushed.getLease().getExpiresEpochMillis());
         assertThat(errorOf(() -> b.open("expiring", SITE_B, OPEN_MODE_WRITE, 0))).isEqualTo(LEASE_HELD);
@@ -110,7 +111,7 @@ class ControllerLeaseIT {
         assertThat(lease.getHolder()).isEqualTo(SITE_B);
         assertThat(lease.getEpoch()).isGreaterThan(held.getEpoch());
         assertThat(lease.getExpiresEpochMillis() - lease.getTtlMillis()).as("when B was granted the lease").isGreaterThanOrEqualTo(expiry);
-        Delta late = Delta.range(10, 10, SITE_A, BlockVersion.version(held.getEpoch(), 2));
+        Delta late = Delta.range(10, 10, SITE_A, Version.compose(held.getEpoch(), 2));
         assertThat(errorOf(() -> a.flush("expiring", SITE_A, held.getEpoch(), late, false))).isEqualTo(STALE_LEASE);
         assertThat(errorOf(() -> a.renew("expiring", SITE_A, held.getEpoch()))).isEqualTo(STALE_LEASE);
         assertThat(b.status("expiring").getMetaSeq()).isEqualTo(flushed.getMetaSeq());
@@ -141,7 +142,7 @@ class ControllerLeaseIT {
             });
 
             assertThat(errorOf(() -> b.open("renewed", SITE_B, OPEN_MODE_WRITE, 0))).isEqualTo(LEASE_HELD);
-            Delta delta = Delta.range(0, 10, SITE_A, BlockVersion.version(held.getEpoch(), 1));
+            Delta delta = Delta.range(0, 10, SITE_A, Version.compose(held.getEpoch(), 1));
             assertThat(a.flush("renewed", SITE_A, held.getEpoch(), delta, false).getLease().getEpoch()).isEqualTo(held.getEpoch());
         } finally {
             renewer.shutdownNow();

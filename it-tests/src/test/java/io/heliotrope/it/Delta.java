@@ -1,5 +1,7 @@
 package io.heliotrope.it;
 
+import io.heliotrope.version.Version;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -29,7 +31,7 @@ final class Delta {
     static Delta random(Random random, int count, long imageBlocks, String site, long epoch) {
         Map<Long, BlockVersion> entries = new LinkedHashMap<>();
         while (entries.size() < count) {
-            long version = BlockVersion.version(epoch, 1 + random.nextInt(4));
+            long version = Version.compose(epoch, 1 + random.nextInt(4));
             entries.putIfAbsent(random.nextLong(imageBlocks), random.nextInt(50) == 0 ? BlockVersion.zero(version) : new BlockVersion(version, site));
         }
         return new Delta(entries);

@@ -13,6 +13,7 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.view.Controller;
 import io.heliotrope.storage.view.GrpcController;
+import io.heliotrope.version.Version;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -126,9 +127,9 @@ public final class MetadataBenchmark {
 
     /**
      * A session's dirty blocks as a site's index lists them: distinct, ascending, one in
-     * 100 trimmed. A site numbers its writes with one counter per session
-     * ({@code epoch << 32 | counter}), so a block's version is the counter value of its
-     * last write: the blocks are written in random order, 1 to 4 times each.
+     * 100 trimmed. A site numbers its writes with one counter per epoch ({@link Version}),
+     * so a block's version is the counter value of its last write: the blocks are written
+     * in random order, 1 to 4 times each.
      */
     private List<BlockVersion> dirtyBlocks(int count, long epoch) {
         long[] blocks = LongStream.generate(() -> random.nextLong(IMAGE_BLOCKS)).distinct().limit(count).toArray();
@@ -136,7 +137,7 @@ public final class MetadataBenchmark {
         long counter = 0;
         for (int i = 0; i < count; i++) {
             counter += 1 + random.nextInt(4);
-            versions[i] = epoch << 32 | counter;
+            versions[i] = Version.compose(epoch, counter);
         }
         Integer[] order = new Integer[count];
         Arrays.setAll(order, i -> i);

@@ -12,17 +12,23 @@ import static java.util.Objects.requireNonNullElse;
  * The write lease of an image, as kept in its {@code lease} znode. {@code holder} is empty
  * when nobody holds it. Each grant raises the epoch, which never goes down, not even on
  * release: a writer is fenced as soon as the epoch it was granted is no longer current.
- * {@code movingTo} names the site a prepared handoff will move the lease to.
+ * Its holder may also advance it to the next epoch without a new grant, when its version
+ * counter nears its limit ({@code io.heliotrope.version.Version}): the epochs from
+ * {@code grantEpoch} to {@code epoch} are one holding, and the holder's versions of any of
+ * them are its own to flush. {@code movingTo} names the site a prepared handoff will move
+ * the lease to.
  */
-public record Lease(String holder, long epoch, long expiresEpochMillis, long ttlMillis, String movingTo) {
+public record Lease(String holder, long epoch, long grantEpoch, long expiresEpochMillis, long ttlMillis, String movingTo) {
     public Lease {
         holder = requireNonNullElse(holder, "");
         movingTo = requireNonNullElse(movingTo, "");
+        // A lease written before epochs could advance has none: its holding is its one epoch.
+        grantEpoch = grantEpoch == 0 ? epoch : grantEpoch;
     }
 
     /** The lease of a new image: nobody holds it, epoch 0. */
     public static Lease none(Duration ttl) {
-        return new Lease("", 0, 0, ttl.toMillis(), "");
+        return new Lease("", 0, 0, 0, ttl.toMillis(), "");
     }
 
     public boolean held() {
@@ -35,19 +41,29 @@ public record Lease(String holder, long epoch, long expiresEpochMillis, long ttl
     }
 
     public Lease grantTo(String site, long now, long ttl) {
-        return new Lease(site, epoch + 1, now + ttl, ttl, "");
+        return new Lease(site, epoch + 1, epoch + 1, now + ttl, ttl, "");
     }
 
     public Lease renewed(long now, long ttl) {
-        return new Lease(holder, epoch, now + ttl, ttl, movingTo);
+        return new Lease(holder, epoch, grantEpoch, now + ttl, ttl, movingTo);
+    }
+
+    /** The same holding at the next epoch, renewed. */
+    public Lease advanced(long now, long ttl) {
+        return new Lease(holder, epoch + 1, grantEpoch, now + ttl, ttl, movingTo);
     }
 
     public Lease released() {
-        return new Lease("", epoch, 0, ttlMillis, "");
+        return new Lease("", epoch, grantEpoch, 0, ttlMillis, "");
     }
 
     public Lease preparing(String site) {
-        return new Lease(holder, epoch, expiresEpochMillis, ttlMillis, site);
+        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, site);
+    }
+
+    /** Whether {@code site} holds this lease and {@code epoch} is one of its holding's, from the grant on. */
+    public boolean heldAt(String site, long epoch) {
+        return held() && holder.equals(site) && grantEpoch <= epoch && epoch <= this.epoch;
     }
 
     /**

@@ -83,6 +83,23 @@ public final class LeaseManager {
         });
     }
 
+    /**
+     * Moves the live lease {@code site} holds at {@code epoch} to the next epoch of the same
+     * holding, renewed: the holder's version counter nears its limit. A retry whose first
+     * attempt went through (its reply was lost) finds the lease one epoch on and only renews it.
+     */
+    public Lease advance(String image, String site, long epoch) {
+        Lease lease = update(image, (current, now) -> {
+            if (current.heldAt(site, epoch) && current.epoch() == epoch + 1 && current.activeAt(now)) {
+                return current.renewed(now, ttlMillis);
+            }
+            current.checkWriter(image, site, epoch, now, true);
+            return current.advanced(now, ttlMillis);
+        });
+        log.info("{}: lease of {} advanced to epoch {} (granted at epoch {})", image, site, lease.epoch(), lease.grantEpoch());
+        return lease;
+    }
+
     /** Gives the lease up; an expired lease may still be released by its holder. */
     public Lease release(String image, String site, long epoch) {
         Lease lease = update(image, (current, now) -> {

@@ -1,5 +1,7 @@
 package io.heliotrope.controller.metadata;
 
+import io.heliotrope.version.Version;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,14 +14,14 @@ import static io.heliotrope.controller.metadata.InflatingReader.corrupt;
  * <pre>
  * format (1), entry count, site count, per site: name length and UTF-8 name,
  * blocks:   first block, then each gap minus one
- * epochs:   version >>> 32, zig-zag difference to the previous entry's (starting from 0)
- * counters: version &amp; 0xFFFFFFFF
+ * epochs:   the version's epoch, zig-zag difference to the previous entry's (starting from 0)
+ * counters: the version's counter
  * holders:  0 for a zero marker, else the 1-based site index
  * </pre>
- * all as unsigned LEB128 varints, one column after another. Versions are
- * {@code epoch << 32 | counter}; in one delta nearly all share an epoch and have small
- * counters, so the epoch column is a run of zeros, counters and holders take a byte each,
- * dense blocks a byte a gap, and deflate squeezes the repetition out of all of them.
+ * all as unsigned LEB128 varints, one column after another (see {@link Version}). In one
+ * delta nearly all versions share an epoch and have small counters, so the epoch column
+ * is a run of zeros, counters and holders take a byte each, dense blocks a byte a gap,
+ * and deflate squeezes the repetition out of all of them.
  */
 public final class EntriesCodec {
     /** How hard deflate tries: flushes are on a writer's critical path, snapshots are not. */
@@ -60,13 +62,13 @@ public final class EntriesCodec {
             }
             long epoch = 0;
             for (int i = 0; i < n; i++) {
-                long next = entries.version(i) >>> 32;
+                long next = Version.epochOf(entries.version(i));
                 long change = next - epoch;
                 out.writeVarint((change << 1) ^ (change >> 63));
                 epoch = next;
             }
             for (int i = 0; i < n; i++) {
-                out.writeVarint(entries.version(i) & 0xFFFF_FFFFL);
+                out.writeVarint(Version.counterOf(entries.version(i)));
             }
             for (int i = 0; i < n; i++) {
                 out.writeVarint(entries.holder(i));
@@ -102,14 +104,17 @@ public final class EntriesCodec {
             for (int i = 0; i < n; i++) {
                 long zigzag = in.readVarint();
                 epoch += (zigzag >>> 1) ^ -(zigzag & 1);
-                versions[i] = epoch << 32;
+                if (epoch > Version.MAX_EPOCH || epoch < 0) {
+                    throw corrupt("a version epoch over 32 bits at entry " + i);
+                }
+                versions[i] = epoch;
             }
             for (int i = 0; i < n; i++) {
                 long counter = in.readVarint();
-                if (counter > 0xFFFF_FFFFL || counter < 0) {
+                if (counter > Version.MAX_COUNTER || counter < 0) {
                     throw corrupt("a version counter over 32 bits at entry " + i);
                 }
-                versions[i] |= counter;
+                versions[i] = Version.compose(versions[i], counter);
             }
             int[] holders = new int[n];
             for (int i = 0; i < n; i++) {

@@ -3,6 +3,7 @@ package io.heliotrope.controller.metadata;
 import io.heliotrope.controller.Names;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.version.Version;
 
 import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
@@ -26,8 +27,13 @@ public record Flush(String image, String site, long epoch, boolean release, Stri
         }
     }
 
-    /** Checks the entries against the image and the lease: blocks in range, own site or zero markers, versions of this epoch or older. */
-    void check(long imageBlocks) {
+    /**
+     * Checks the entries against the image and the lease: blocks in range, own site or zero
+     * markers, versions of the epochs of this holding ({@code grantEpoch} to {@code epoch}).
+     * A version of an earlier holding is one a fenced session wrote, and may never commit;
+     * any of this holding's is larger than every version committed before its grant.
+     */
+    void check(long imageBlocks, long grantEpoch) {
         int n = entries.size();
         if (n == 0) {
             return;
@@ -47,10 +53,11 @@ public record Flush(String image, String site, long epoch, boolean release, Stri
         }
         for (int i = 0; i < n; i++) {
             long version = entries.version(i);
-            if (version == 0 || (version >>> 32) > epoch) {
+            long versionEpoch = Version.epochOf(version);
+            if (version == 0 || versionEpoch < grantEpoch || versionEpoch > epoch) {
                 throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': block " + entries.block(i)
-                        + " has version " + Long.toUnsignedString(version) + " (epoch " + (version >>> 32)
-                        + "); versions must be non-zero and from lease epoch " + epoch + " or earlier");
+                        + " has version " + Version.of(version) + "; versions must be non-zero and of epochs " + grantEpoch + " to " + epoch
+                        + ", those site " + site + " has held the lease at since its grant");
             }
         }
     }

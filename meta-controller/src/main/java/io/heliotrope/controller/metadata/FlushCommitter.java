@@ -53,7 +53,7 @@ final class FlushCommitter {
     Flushed commit(Flush flush, ImagePaths paths, long imageBlocks) {
         Lease lease = leases.read(flush.image()).value();
         check(flush, lease, clock.millis());
-        flush.check(imageBlocks);
+        flush.check(imageBlocks, lease.grantEpoch());
         if (flush.entries().size() == 0) {
             return leaseOnly(flush, paths);
         }

@@ -85,8 +85,17 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
 
     @Override
     public void renewLease(LeaseRequest request, StreamObserver<Lease> observer) {
-        reply(() -> service.renewLease(request.getImage(), request.getSite(), request.getEpoch()),
-                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
+        replyLease(request, service::renewLease, observer);
+    }
+
+    @Override
+    public void advanceEpoch(LeaseRequest request, StreamObserver<Lease> observer) {
+        replyLease(request, service::advanceEpoch, observer);
+    }
+
+    @Override
+    public void getLease(GetImageRequest request, StreamObserver<Lease> observer) {
+        reply(() -> service.getLease(request.getName()), lease -> ControllerProtos.toProto(request.getName(), lease), observer);
     }
 
     @Override
@@ -96,8 +105,7 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
 
     @Override
     public void closeImage(LeaseRequest request, StreamObserver<Lease> observer) {
-        reply(() -> service.closeImage(request.getImage(), request.getSite(), request.getEpoch()),
-                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
+        replyLease(request, service::closeImage, observer);
     }
 
     @Override
@@ -113,6 +121,17 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** What a site asks of the lease it holds at an epoch. */
+    @FunctionalInterface
+    private interface LeaseCall {
+        CompletableFuture<io.heliotrope.controller.lease.Lease> apply(String image, String site, long epoch);
+    }
+
+    private static void replyLease(LeaseRequest request, LeaseCall call, StreamObserver<Lease> observer) {
+        reply(() -> call.apply(request.getImage(), request.getSite(), request.getEpoch()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
     }
 
     private static <T, R> void reply(Supplier<CompletableFuture<T>> request, Function<T, R> toProto, StreamObserver<R> observer) {

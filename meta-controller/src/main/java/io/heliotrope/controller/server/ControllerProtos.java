@@ -61,6 +61,7 @@ final class ControllerProtos {
                 .setImage(image)
                 .setHolder(lease.holder())
                 .setEpoch(lease.epoch())
+                .setGrantEpoch(lease.grantEpoch())
                 .setExpiresEpochMillis(lease.expiresEpochMillis())
                 .setTtlMillis(lease.ttlMillis())
                 .setMovingTo(lease.movingTo())

@@ -109,6 +109,15 @@ public final class ControllerService {
         return async(() -> leases.renew(image, Names.site(site), epoch));
     }
 
+    /** Moves the holder's lease to its next epoch without a new grant (see {@link LeaseManager#advance}). */
+    public CompletableFuture<Lease> advanceEpoch(String image, String site, long epoch) {
+        return async(() -> leases.advance(image, Names.site(site), epoch));
+    }
+
+    public CompletableFuture<Lease> getLease(String image) {
+        return async(() -> leases.read(image).value());
+    }
+
     public CompletableFuture<Flushed> flush(Flush flush) {
         return async(() -> {
             Versioned<ImageConfig> config = catalog.get(flush.image());

@@ -60,7 +60,7 @@ class TestImageCatalog {
         ImageStatus created = await(service.createImage(new ImageSpec("base.img_1", 1 << 30)));
 
         ImageConfig config = new ImageConfig("base.img_1", 1 << 30, 4096, NOW, PropagationMode.PROACTIVE, 1000, 1, TransitionTable.EMPTY);
-        assertThat(created).isEqualTo(new ImageStatus(config, new Lease("", 0, 0, 15_000, ""), 0, 0, Map.of(), 0, 0));
+        assertThat(created).isEqualTo(new ImageStatus(config, new Lease("", 0, 0, 0, 15_000, ""), 0, 0, Map.of(), 0, 0));
         TransitionTable table = new TransitionTable(List.of("a", "b"), List.of(0.25, 0.75, 1.0, 0.0));
         await(service.createImage(new ImageSpec("vm", 8192, PropagationMode.SYNC, 5, 1, table)));
         assertThat(await(service.listImages())).containsExactly(config,

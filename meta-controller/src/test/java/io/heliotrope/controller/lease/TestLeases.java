@@ -12,6 +12,7 @@ import io.heliotrope.controller.service.OpenMode;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -89,6 +90,57 @@ class TestLeases {
     }
 
     @Test
+    void anAdvancedLeaseFlushesTheVersionsOfEveryEpochOfItsHoldingUnderItsNewEpochOnly() {
+        Lease granted = controller.openForWrite("vm", "a");
+        clock.advance(Duration.ofSeconds(5));
+        Lease advanced = await(service.advanceEpoch("vm", "a", granted.epoch()));
+        assertThat(advanced).isEqualTo(new Lease("a", 2, 1, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
+        assertThat(await(service.getLease("vm"))).isEqualTo(advanced);
+
+        BlockEntries both = BlockEntries.builder().add(1, Version.compose(1, Version.MAX_COUNTER), "a").add(2, Version.compose(2, 1), "a").build();
+        assertRefused(() -> controller.flush("vm", "a", 1, both), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site a");
+        assertRefused(() -> await(service.renewLease("vm", "a", 1)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site a");
+        assertThat(controller.flush("vm", "a", 2, both).metaSeq()).isEqualTo(1);
+    }
+
+    @Test
+    void aRetriedAdvanceWhoseFirstAttemptWentThroughOnlyRenews() {
+        controller.openForWrite("vm", "a");
+        await(service.advanceEpoch("vm", "a", 1));
+        clock.advance(Duration.ofSeconds(5));
+
+        Lease retried = await(service.advanceEpoch("vm", "a", 1));
+
+        assertThat(retried).isEqualTo(new Lease("a", 2, 1, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
+    }
+
+    @Test
+    void onlyTheHolderAdvancesItsLiveLeaseFromItsCurrentEpoch() {
+        controller.openForWrite("vm", "a");
+        await(service.advanceEpoch("vm", "a", 1));
+        await(service.advanceEpoch("vm", "a", 2));
+        assertRefused(() -> await(service.advanceEpoch("vm", "b", 3)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 3 of site b is stale: fenced by epoch 3 at site a");
+        assertRefused(() -> await(service.advanceEpoch("vm", "a", 1)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 3 at site a");
+
+        clock.advance(LEASE_TTL);
+        assertRefused(() -> await(service.advanceEpoch("vm", "a", 3)), ErrorCode.STALE_LEASE,
+                "image 'vm': lease epoch 3 of site a is stale: expired 0.0 s ago");
+    }
+
+    @Test
+    void aNewGrantStartsANewHoldingThatCannotCommitTheVersionsOfAnEarlierOne() {
+        Lease fenced = controller.openForWrite("vm", "a");
+        Lease reopened = controller.openForWrite("vm", "a");
+
+        assertRefused(() -> controller.flush("vm", "a", reopened.epoch(), entries("a", fenced.epoch())), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': block 1 has version 1.1; versions must be non-zero and of epochs 2 to 2, those site a has held the lease at since its grant");
+    }
+
+    @Test
     void anExpiredLeaseFencesItsHolderAndPassesToTheNextSite() {
         Lease lease = controller.openForWrite("vm", "a");
         clock.advance(Duration.ofSeconds(10));
@@ -104,7 +156,7 @@ class TestLeases {
                 "image 'vm': lease epoch 1 of site a is stale: expired 2.0 s ago");
 
         Lease taken = controller.openForWrite("vm", "b");
-        assertThat(taken).isEqualTo(new Lease("b", 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
+        assertThat(taken).isEqualTo(new Lease("b", 2, 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
         assertRefused(() -> controller.flush("vm", "a", lease.epoch(), entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site b");
     }
@@ -117,7 +169,7 @@ class TestLeases {
 
         Lease released = await(service.closeImage("vm", "a", lease.epoch()));
 
-        assertThat(released).isEqualTo(new Lease("", 1, 0, LEASE_TTL.toMillis(), ""));
+        assertThat(released).isEqualTo(new Lease("", 1, 1, 0, LEASE_TTL.toMillis(), ""));
         assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: released");
         assertThat(controller.openForWrite("vm", "b").epoch()).isEqualTo(2);
@@ -130,7 +182,7 @@ class TestLeases {
         Flushed flushed = await(service.flush(new Flush("vm", "a", lease.epoch(), true, "", entries("a", 1))));
 
         assertThat(flushed.metaSeq()).isEqualTo(1);
-        assertThat(flushed.lease()).isEqualTo(new Lease("", 1, 0, LEASE_TTL.toMillis(), ""));
+        assertThat(flushed.lease()).isEqualTo(new Lease("", 1, 1, 0, LEASE_TTL.toMillis(), ""));
         assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: released");
     }
@@ -149,7 +201,7 @@ class TestLeases {
         Flushed moved = await(service.flush(new Flush("vm", "a", lease.epoch(), false, "b", entries("a", 1))));
 
         assertThat(moved.metaSeq()).isEqualTo(1);
-        assertThat(moved.lease()).isEqualTo(new Lease("b", 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
+        assertThat(moved.lease()).isEqualTo(new Lease("b", 2, 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), ""));
         assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site b");
         assertThat(controller.flush("vm", "b", 2, entries("b", 2)).metaSeq()).isEqualTo(2);
@@ -186,6 +238,6 @@ class TestLeases {
     }
 
     private static BlockEntries entries(String site, long epoch) {
-        return BlockEntries.builder().add(epoch, epoch << 32 | 1, site).build();
+        return BlockEntries.builder().add(epoch, Version.compose(epoch, 1), site).build();
     }
 }

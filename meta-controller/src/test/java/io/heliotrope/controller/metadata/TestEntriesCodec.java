@@ -2,6 +2,7 @@ package io.heliotrope.controller.metadata;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -16,10 +17,10 @@ class TestEntriesCodec {
         assertRoundTrip(BlockEntries.EMPTY);
         assertRoundTrip(BlockEntries.builder().addZero(0, 1).build());
         assertRoundTrip(BlockEntries.builder()
-                .add(0, -1L, "a")
-                .add(1, 1L << 32, "b")
-                .addZero(Long.MAX_VALUE - 1, 0xFFFF_FFFFL)
-                .add(Long.MAX_VALUE, Long.MIN_VALUE, "a")
+                .add(0, Version.compose(Version.MAX_EPOCH, Version.MAX_COUNTER), "a")
+                .add(1, Version.compose(1, 0), "b")
+                .addZero(Long.MAX_VALUE - 1, Version.compose(0, Version.MAX_COUNTER))
+                .add(Long.MAX_VALUE, Version.compose(1L << 31, 0), "a")
                 .build());
         BlockEntries.Builder unusedSites = BlockEntries.builder();
         unusedSites.site("never-used");
@@ -51,7 +52,7 @@ class TestEntriesCodec {
         long block = 0;
         for (int i = 0; i < 1_000_000; i++) {
             block += 1 + (random.nextInt(8) == 0 ? random.nextInt(64) : 0);
-            long version = epoch << 32 | (1 + random.nextInt(3));
+            long version = Version.compose(epoch, 1 + random.nextInt(3));
             builder.add(block, version, random.nextInt(100) == 0 ? 0 : site);
         }
         BlockEntries entries = builder.build();

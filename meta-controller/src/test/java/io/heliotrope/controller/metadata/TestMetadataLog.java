@@ -11,6 +11,7 @@ import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.controller.zookeeper.ImagePaths;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.error.ErrorCode;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -148,16 +149,16 @@ class TestMetadataLog {
     void entriesAreCheckedAgainstImageSiteAndEpoch(EmbeddedZooKeeper zooKeeper) {
         start(zooKeeper, TestingController.MANUAL);
         long epoch = lease.epoch();
-        assertRefused(() -> flush(BlockEntries.builder().add(BLOCKS, epoch << 32 | 1, "a").build()), ErrorCode.OUT_OF_RANGE,
+        assertRefused(() -> flush(BlockEntries.builder().add(BLOCKS, Version.compose(epoch, 1), "a").build()), ErrorCode.OUT_OF_RANGE,
                 "image 'vm': block 4194304 is beyond the end of the image (4194304 blocks)");
-        assertRefused(() -> flush(BlockEntries.builder().add(-1, epoch << 32 | 1, "a").build()), ErrorCode.OUT_OF_RANGE,
+        assertRefused(() -> flush(BlockEntries.builder().add(-1, Version.compose(epoch, 1), "a").build()), ErrorCode.OUT_OF_RANGE,
                 "image 'vm': block 18446744073709551615 is beyond the end of the image (4194304 blocks)");
-        assertRefused(() -> flush(BlockEntries.builder().add(1, epoch << 32 | 1, "b").build()), ErrorCode.INVALID_ARGUMENT,
+        assertRefused(() -> flush(BlockEntries.builder().add(1, Version.compose(epoch, 1), "b").build()), ErrorCode.INVALID_ARGUMENT,
                 "image 'vm': site a flushed blocks held by site b; a flush names its own site or a zero marker");
-        assertRefused(() -> flush(BlockEntries.builder().addZero(1, (epoch + 1) << 32).build()), ErrorCode.INVALID_ARGUMENT,
-                "image 'vm': block 1 has version 8589934592 (epoch 2); versions must be non-zero and from lease epoch 1 or earlier");
+        assertRefused(() -> flush(BlockEntries.builder().addZero(1, Version.compose(epoch + 1, 0)).build()), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': block 1 has version 2.0; versions must be non-zero and of epochs 1 to 1, those site a has held the lease at since its grant");
         assertRefused(() -> flush(BlockEntries.builder().add(1, 0, "a").build()), ErrorCode.INVALID_ARGUMENT,
-                "image 'vm': block 1 has version 0 (epoch 0); versions must be non-zero and from lease epoch 1 or earlier");
+                "image 'vm': block 1 has version 0.0; versions must be non-zero and of epochs 1 to 1, those site a has held the lease at since its grant");
         assertThat(await(service.getImage("vm")).metaSeq()).isZero();
     }
 
@@ -189,7 +190,7 @@ class TestMetadataLog {
         for (int i = 0; i < count; i++) {
             BlockEntries.Builder builder = BlockEntries.builder();
             for (int j = 0; j < 1000; j++) {
-                long version = lease.epoch() << 32 | (i + 1);
+                long version = Version.compose(lease.epoch(), i + 1);
                 if (random.nextInt(10) == 0) {
                     builder.addZero(random.nextInt(5000), version);
                 } else {
@@ -209,7 +210,7 @@ class TestMetadataLog {
         long block = 0;
         for (int i = 0; i < count; i++) {
             block += 1 + random.nextInt(4);
-            builder.add(block, epoch << 32 | (1 + random.nextInt(1000)), random.nextInt(50) == 0 ? 0 : site);
+            builder.add(block, Version.compose(epoch, 1 + random.nextInt(1000)), random.nextInt(50) == 0 ? 0 : site);
         }
         return builder.build();
     }

@@ -31,6 +31,7 @@ import io.heliotrope.proto.controller.v1.OpenMode;
 import io.heliotrope.proto.controller.v1.PropagationMode;
 import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -113,7 +114,7 @@ class TestControllerServer {
             BlockMetadata entries = message.getEntries();
             for (int i = 0; i < entries.getBlocksCount(); i++) {
                 blocks.add(entries.getBlocks(i));
-                assertThat(entries.getVersions(i)).isEqualTo(1L << 32 | entries.getBlocks(i) % 7 + 1);
+                assertThat(entries.getVersions(i)).isEqualTo(Version.compose(1, entries.getBlocks(i) % 7 + 1));
                 assertThat(entries.getHolders(i) == 0 ? "zero" : entries.getSites(entries.getHolders(i) - 1))
                         .isEqualTo(entries.getBlocks(i) % 10 == 0 ? "zero" : "a");
             }
@@ -156,6 +157,21 @@ class TestControllerServer {
     }
 
     @Test
+    void theHolderAdvancesItsEpochAndTheLeaseTellsItsGrant() {
+        client.registerSite(Site.newBuilder().setName("a").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+
+        Lease advanced = client.advanceEpoch(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(1).build());
+
+        assertThat(advanced.getEpoch()).isEqualTo(2);
+        assertThat(advanced.getGrantEpoch()).isEqualTo(1);
+        assertThat(client.getLease(GetImageRequest.newBuilder().setName("vm").build())).isEqualTo(advanced);
+        assertRefused(() -> call(() -> client.advanceEpoch(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(7).build())),
+                ErrorCode.STALE_LEASE, "image 'vm': lease epoch 7 of site a is stale: fenced by epoch 2 at site a");
+    }
+
+    @Test
     void badRequestsAreInvalidArguments() {
         assertRefused(() -> call(() -> open("a", OpenMode.OPEN_MODE_UNSPECIFIED, 0)), ErrorCode.INVALID_ARGUMENT,
                 "OpenImage needs mode OPEN_MODE_WRITE or OPEN_MODE_READ");
@@ -191,7 +207,7 @@ class TestControllerServer {
     private static FlushRequest message(int from, int to, long epoch) {
         BlockMetadata.Builder entries = BlockMetadata.newBuilder().addSites("a");
         for (int block = from; block < to; block++) {
-            entries.addBlocks(block).addVersions(epoch << 32 | block % 7 + 1).addHolders(block % 10 == 0 ? 0 : 1);
+            entries.addBlocks(block).addVersions(Version.compose(epoch, block % 7 + 1)).addHolders(block % 10 == 0 ? 0 : 1);
         }
         return FlushRequest.newBuilder().setEntries(entries).build();
     }

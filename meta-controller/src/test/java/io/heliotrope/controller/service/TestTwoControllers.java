@@ -8,6 +8,7 @@ import io.heliotrope.controller.metadata.BlockEntries;
 import io.heliotrope.controller.metadata.CompactionPolicy;
 import io.heliotrope.controller.metadata.Flush;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -51,8 +52,8 @@ class TestTwoControllers {
         Lease lease = second.openForWrite("vm", "a");
         assertThat(await(first.service().getImage("vm")).lease()).isEqualTo(lease);
 
-        BlockEntries one = BlockEntries.builder().add(1, lease.epoch() << 32 | 1, "a").build();
-        BlockEntries two = BlockEntries.builder().add(2, lease.epoch() << 32 | 1, "a").build();
+        BlockEntries one = BlockEntries.builder().add(1, Version.compose(lease.epoch(), 1), "a").build();
+        BlockEntries two = BlockEntries.builder().add(2, Version.compose(lease.epoch(), 1), "a").build();
         first.flush("vm", "a", lease.epoch(), one);
         assertThat(await(second.service().getImage("vm")).currentBlocks()).containsEntry("a", 1L);
         second.flush("vm", "a", lease.epoch(), two);
@@ -71,8 +72,8 @@ class TestTwoControllers {
         for (int round = 0; round < rounds; round++) {
             BlockEntries.Builder delta = BlockEntries.builder();
             for (int block = round * 100; block < round * 100 + 100; block++) {
-                delta.add(block, lease.epoch() << 32 | 1, "a");
-                expected.add(block, lease.epoch() << 32 | 1, "a");
+                delta.add(block, Version.compose(lease.epoch(), 1), "a");
+                expected.add(block, Version.compose(lease.epoch(), 1), "a");
             }
             TestingController via = round % 2 == 0 ? first : second;
             calls.add(via.service().flush(new Flush("vm", "a", lease.epoch(), false, "", delta.build())));

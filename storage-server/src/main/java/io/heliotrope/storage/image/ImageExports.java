@@ -58,7 +58,7 @@ public final class ImageExports {
      * for a store that never waits on a disk, where a hand-off to another thread costs more
      * than the call (even a 1 MiB write, whose payload the event loop has just received);
      * never for calls that may wait on the network, such as a read from a peer
-     * @param sessionExecutor where sessions start and end (they may wait on the controller)
+     * @param sessionExecutor where sessions start, take their next epoch and end (they may wait on the controller)
      */
     public ImageExports(ImageSessions sessions, BlockStore store, Executor deviceExecutor, boolean inlineCalls, Executor sessionExecutor,
             ByteBufAllocator allocator) {
@@ -98,7 +98,7 @@ public final class ImageExports {
     }
 
     private OpenImage start(String name) {
-        OpenImage image = new OpenImage(sessions.open(name));
+        OpenImage image = new OpenImage(sessions.open(name), sessionExecutor);
         log.info("{}: opened (epoch {})", name, image.session().epoch());
         return image;
     }

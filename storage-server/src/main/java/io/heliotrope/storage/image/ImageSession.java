@@ -8,13 +8,22 @@ import java.util.SortedMap;
 /**
  * One open of an image at this site, shared by all its connections: the epoch its new
  * versions carry and which local copies are current. A standalone site owns its images;
- * a site with a controller holds the image's write lease for the session.
+ * a site with a controller holds the image's write lease for the session. A session may
+ * move on to later epochs ({@link #nextEpoch()}); what it wrote under each of them is
+ * its own, to flush and to close with.
  */
 public interface ImageSession {
     ImageInfo info();
 
-    /** The high 32 bits of every version this session writes. */
+    /** The epoch of this session's new versions ({@link io.heliotrope.version.Version}). */
     long epoch();
+
+    /**
+     * Moves the session to an epoch larger than every one before it, for the versions it
+     * writes from now on, without ending it: the version counter nears its limit under the
+     * current epoch. Blocks (it may ask the controller); returns the new epoch.
+     */
+    long nextEpoch();
 
     /** Fails with {@code STALE_LEASE} once this site may no longer serve the image. */
     void checkCurrent();

@@ -26,8 +26,9 @@ public final class LocalSessions implements ImageSessions {
     @Override
     public ImageSession open(String name) {
         ImageInfo info = store.image(name);
-        long epoch = store.beginSession(info.id());
         return new ImageSession() {
+            private volatile long epoch = store.beginSession(info.id());
+
             @Override
             public ImageInfo info() {
                 return info;
@@ -35,6 +36,12 @@ public final class LocalSessions implements ImageSessions {
 
             @Override
             public long epoch() {
+                return epoch;
+            }
+
+            @Override
+            public long nextEpoch() {
+                epoch = store.beginSession(info.id());
                 return epoch;
             }
 

@@ -3,27 +3,49 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.version.Version;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * An image open at this site, shared by every connection to it. It hands out block
- * versions {@code epoch << 32 | counter}: the session's epoch is larger than any
- * before it, so versions never repeat across sessions, and the counter only grows
- * within one. It also serializes read-modify-write of partial blocks.
+ * versions ({@link Version}): each epoch is larger than any before it, so versions never
+ * repeat across sessions, and the counter only grows within one. Once the counter passes
+ * {@link Version#COUNTER_NEAR_LIMIT} the session takes its next epoch in the background and
+ * the counter starts over under it; only if the counter runs out before that epoch arrives
+ * do writes fail, and they may be retried. It also serializes read-modify-write of
+ * partial blocks.
  */
 final class OpenImage {
-    private static final long COUNTER_LIMIT = 1L << 32;
+    private static final Logger log = LoggerFactory.getLogger(OpenImage.class);
     private static final int STRIPES = 64;
 
     private final ImageSession session;
+    private final Executor sessionExecutor;
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
+    private long epoch;
     private long counter;
+    /** The session's next epoch, asked for once the counter neared its limit, until the counter moves to it. */
+    private CompletableFuture<Long> nextEpoch;
 
-    OpenImage(ImageSession session) {
+    /** @param sessionExecutor where the session takes its next epoch (it may wait on the controller) */
+    OpenImage(ImageSession session, Executor sessionExecutor) {
+        this(session, sessionExecutor, 0);
+    }
+
+    /** @param counter the counter of the version before the first this image hands out */
+    OpenImage(ImageSession session, Executor sessionExecutor, long counter) {
         this.session = requireNonNull(session, "session is null");
+        this.sessionExecutor = requireNonNull(sessionExecutor, "sessionExecutor is null");
+        this.epoch = session.epoch();
+        this.counter = counter;
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new ReentrantLock();
         }
@@ -38,12 +60,34 @@ final class OpenImage {
     }
 
     synchronized long nextVersion() {
-        if (++counter == COUNTER_LIMIT) {
-            counter--;
-            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
-                    "image '" + info().name() + "': 2^32 writes in one session; disconnect every client to start a new one");
+        if (counter >= Version.COUNTER_NEAR_LIMIT) {
+            rollOver();
         }
-        return session.epoch() << 32 | counter;
+        return Version.compose(epoch, ++counter);
+    }
+
+    /** Moves the counter to the next epoch once it has arrived, asking for it first; fails when the counter ran out before. */
+    private void rollOver() {
+        if (nextEpoch == null) {
+            nextEpoch = CompletableFuture.supplyAsync(session::nextEpoch, sessionExecutor);
+        }
+        RuntimeException failure = null;
+        if (nextEpoch.isDone()) {
+            try {
+                epoch = nextEpoch.join();
+                counter = 0;
+                return;
+            } catch (CompletionException e) {
+                failure = e.getCause() instanceof RuntimeException cause ? cause : e;
+                log.warn("{}: cannot take the next epoch after {}, will ask again: {}", info().name(), epoch, failure.getMessage());
+            } finally {
+                nextEpoch = null;
+            }
+        }
+        if (counter == Version.MAX_COUNTER) {
+            throw failure != null ? failure : new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + info().name()
+                    + "': every version of epoch " + epoch + " is used and the next epoch has not arrived yet; try again");
+        }
     }
 
     /** The locks of two blocks, in the one order every caller takes them (the same lock twice is fine: they are reentrant). */

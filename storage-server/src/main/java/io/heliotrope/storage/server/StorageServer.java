@@ -63,7 +63,7 @@ public final class StorageServer implements AutoCloseable {
             components.push(store);
             StorageMetrics.bind(registry, store);
 
-            // Sessions start and end here, leases are renewed and checkpoints sent: whatever may wait on the controller.
+            // Sessions start and end here, leases are renewed and advanced and checkpoints sent: whatever may wait on the controller.
             // Closed after the NBD server and the block store calls, whose end ends sessions; renewals go on until then.
             ScheduledThreadPoolExecutor sessionCalls = BoundedExecutors.scheduled("site-sessions", SESSION_THREADS, QUEUED_PER_IMAGE);
             sessionCalls.setContinueExistingPeriodicTasksAfterShutdownPolicy(true);

@@ -6,6 +6,8 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import java.time.Duration;
 import java.util.List;
 
+import static java.util.Objects.requireNonNull;
+
 /**
  * What a site asks of the meta-controller (DESIGN.md section 4), for this site. Calls
  * block; failures are {@code HeliotropeException}s ({@code STALE_LEASE}, {@code LEASE_HELD},
@@ -23,11 +25,35 @@ public interface Controller extends AutoCloseable {
 
     void renew(String image, long epoch);
 
+    /**
+     * Moves this site's live lease from {@code epoch} to the next epoch of the same holding
+     * and returns it; a retry after a lost reply returns the epoch the first attempt took.
+     */
+    long advance(String image, long epoch);
+
+    /** The image's write lease as it is now. */
+    LeaseState lease(String image);
+
     /** Commits these blocks as held here (or zero) under {@code epoch}; returns the new metaSeq. */
     long flush(String image, long epoch, List<BlockVersion> blocks, boolean release);
 
     @Override
     void close();
+
+    /**
+     * A write lease: {@code holder} (empty when nobody holds it) was granted it at
+     * {@code grantEpoch} and has advanced it to {@code epoch} since.
+     */
+    record LeaseState(String holder, long grantEpoch, long epoch) {
+        public LeaseState {
+            requireNonNull(holder, "holder is null");
+        }
+
+        /** Whether {@code site} holds the lease and {@code epoch} is one of its holding's: what it wrote under it is still its own. */
+        public boolean heldAt(String site, long epoch) {
+            return holder.equals(site) && grantEpoch <= epoch && epoch <= this.epoch;
+        }
+    }
 
     /** A granted write lease and the metadata to apply before serving. */
     record Opened(long epoch, Duration ttl, long sizeBytes, long metaSeq, boolean snapshot, List<GlobalBlock> entries) {

@@ -7,6 +7,7 @@ import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,16 @@ import static java.util.Objects.requireNonNull;
  * controller: the lease is renewed and dirty blocks are checkpointed in the background.
  * The session refuses all I/O once fenced (the lease moved on) and also once its lease
  * may have expired without a renewal, since another site may hold the image by then;
- * what it had not flushed is then orphaned. It only ever flushes blocks of its own epoch.
+ * what it had not flushed is then orphaned.
+ *
+ * <p>Its holding starts at the epoch the lease was granted at, and {@link #nextEpoch()}
+ * advances the lease to the next epoch of the same holding. It flushes the dirty blocks of
+ * every epoch of its holding, always under the current one, and only those: others belong
+ * to an earlier session and go through recovery. An advance never overlaps a flush (the
+ * controller refuses a flush under the epoch the advance leaves), and renewals and
+ * advances go one at a time. An advance whose reply was lost leaves the epoch in doubt
+ * until the next renewal or flush repeats it, which the controller answers with the epoch
+ * the first attempt took.
  */
 final class ControllerSession implements ImageSession {
     private static final Logger log = LoggerFactory.getLogger(ControllerSession.class);
@@ -40,7 +50,8 @@ final class ControllerSession implements ImageSession {
 
     private final String site;
     private final ImageInfo info;
-    private final long epoch;
+    private final long grantEpoch;
+    private volatile long epoch;
     private final long ttlNanos;
     private final BlockStore store;
     private final Controller controller;
@@ -51,6 +62,10 @@ final class ControllerSession implements ImageSession {
     private final AtomicLong writtenSinceCheckpoint = new AtomicLong();
     private final AtomicBoolean checkpointQueued = new AtomicBoolean();
     private final Object flushLock = new Object();
+    /** Held for each renewal and advance, so that none sends an epoch another is leaving. */
+    private final Object leaseLock = new Object();
+    /** An advance failed without an answer: the lease may be at the next epoch already. Guarded by leaseLock. */
+    private boolean advanceInDoubt;
     private final ScheduledFuture<?> renewal;
     /** Until when (System.nanoTime) the lease is surely ours: the last renewal's send time plus most of the TTL. */
     private volatile long validUntilNanos;
@@ -64,6 +79,7 @@ final class ControllerSession implements ImageSession {
             Orphans orphans, ScheduledExecutorService scheduler) {
         this.site = requireNonNull(site, "site is null");
         this.info = requireNonNull(info, "info is null");
+        this.grantEpoch = epoch;
         this.epoch = epoch;
         this.ttlNanos = ttl.toNanos();
         this.store = requireNonNull(store, "store is null");
@@ -94,6 +110,39 @@ final class ControllerSession implements ImageSession {
 
     @Override
     public long epoch() {
+        return epoch;
+    }
+
+    /** Waits for a running flush, so that it does not go out under the epoch the lease leaves. */
+    @Override
+    public long nextEpoch() {
+        synchronized (flushLock) {
+            if (closed) {
+                throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "': its write session has ended");
+            }
+            synchronized (leaseLock) {
+                return advance();
+            }
+        }
+    }
+
+    /** Takes the next epoch, or learns the one an advance in doubt took; holding leaseLock. */
+    private long advance() {
+        long from = epoch;
+        long sentAt = System.nanoTime();
+        advanceInDoubt = true;
+        try {
+            epoch = controller.advance(info.name(), from);
+        } catch (HeliotropeException e) {
+            if (refused(e)) {
+                advanceInDoubt = false;
+                fence(e.getMessage());
+            }
+            throw e;
+        }
+        advanceInDoubt = false;
+        validUntilNanos = sentAt + ttlNanos * 4 / 5;
+        log.info("{}: write lease advanced from epoch {} to {}: the version counter nears its limit", info.name(), from, epoch);
         return epoch;
     }
 
@@ -128,18 +177,24 @@ final class ControllerSession implements ImageSession {
         if (fenced != null) {
             return;
         }
-        long sentAt = System.nanoTime();
-        try {
-            controller.renew(info.name(), epoch);
-            validUntilNanos = sentAt + ttlNanos * 4 / 5;
-        } catch (HeliotropeException e) {
-            if (e.code() == ErrorCode.STALE_LEASE || e.code() == ErrorCode.IMAGE_NOT_FOUND) {
-                fence(e.getMessage());
-            } else {
-                log.warn("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+        synchronized (leaseLock) {
+            long sentAt = System.nanoTime();
+            try {
+                if (advanceInDoubt) {
+                    advance();
+                } else {
+                    controller.renew(info.name(), epoch);
+                    validUntilNanos = sentAt + ttlNanos * 4 / 5;
+                }
+            } catch (HeliotropeException e) {
+                if (refused(e)) {
+                    fence(e.getMessage());
+                } else {
+                    log.warn("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+                }
+            } catch (RuntimeException e) {
+                log.error("{}: renewing the write lease (epoch {}) failed", info.name(), epoch, e);
             }
-        } catch (RuntimeException e) {
-            log.error("{}: renewing the write lease (epoch {}) failed", info.name(), epoch, e);
         }
     }
 
@@ -188,9 +243,13 @@ final class ControllerSession implements ImageSession {
         }
     }
 
-    /** The dirty blocks this session wrote; others belong to an earlier session and go through recovery. */
+    /** The dirty blocks of this session's holding, from its grant to its current epoch. */
     private List<BlockVersion> ownDirty() {
-        return store.dirtyBlocks(info.id()).stream().filter(block -> block.version() >>> 32 == epoch).toList();
+        long last = epoch;
+        return store.dirtyBlocks(info.id()).stream().filter(block -> {
+            long written = Version.epochOf(block.version());
+            return written >= grantEpoch && written <= last;
+        }).toList();
     }
 
     private void flush(boolean release) {
@@ -200,17 +259,27 @@ final class ControllerSession implements ImageSession {
         }
         long sentAt = System.nanoTime();
         try {
+            synchronized (leaseLock) {
+                if (advanceInDoubt) {
+                    advance();
+                }
+            }
             long metaSeq = controller.flush(info.name(), epoch, dirty, release);
             validUntilNanos = sentAt + ttlNanos * 4 / 5;
             StaleBlocks.committed(store, info.id(), site, metaSeq, dirty);
             log.debug("{}: flushed {} blocks (metaSeq {}{})", info.name(), dirty.size(), metaSeq, release ? ", lease released" : "");
         } catch (HeliotropeException e) {
-            if (e.code() != ErrorCode.STALE_LEASE && e.code() != ErrorCode.IMAGE_NOT_FOUND) {
+            if (!refused(e)) {
                 throw e;
             }
             fence(e.getMessage());
             orphans.orphan(info, dirty, e.getMessage());
         }
+    }
+
+    /** Whether the controller refused the lease (rather than failed to answer): the session is fenced. */
+    static boolean refused(HeliotropeException e) {
+        return e.code() == ErrorCode.STALE_LEASE || e.code() == ErrorCode.IMAGE_NOT_FOUND;
     }
 
     private void fence(String reason) {

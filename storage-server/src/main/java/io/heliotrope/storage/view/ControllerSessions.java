@@ -1,6 +1,5 @@
 package io.heliotrope.storage.view;
 
-import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockVersion;
@@ -8,6 +7,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.image.ImageSessions;
+import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -71,11 +70,13 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     /**
-     * Flushes what earlier runs of this site wrote but never flushed, each session's
-     * blocks under its own epoch, as long as that lease is still current; blocks of a
-     * fenced lease are reported and dropped from the dirty set (the synced view then
-     * marks them stale, so they are never served). Images open here are skipped: their
-     * dirty blocks are their sessions'.
+     * Flushes what earlier runs of this site wrote but never flushed, as long as the lease
+     * they wrote under is still this site's: the blocks of every epoch of the current
+     * holding (from its grant to now, {@link Controller.LeaseState#heldAt}) go in one flush
+     * under its current epoch. Blocks of any other epoch are of a fenced lease: another
+     * site, or a new grant, held the image after them. They are reported and dropped from
+     * the dirty set (the synced view then marks them stale, so they are never served).
+     * Images open here are skipped: their dirty blocks are their sessions'.
      */
     public void recover() {
         for (ImageInfo image : store.listImages()) {
@@ -90,20 +91,30 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     private void recover(ImageInfo image) {
-        Map<Long, List<BlockVersion>> byEpoch = store.dirtyBlocks(image.id()).stream()
-                .collect(Collectors.groupingBy(block -> block.version() >>> 32, TreeMap::new, Collectors.toList()));
-        byEpoch.forEach((epoch, dirty) -> {
-            try {
-                long metaSeq = controller.flush(image.name(), epoch, dirty, true);
-                StaleBlocks.committed(store, image.id(), site, metaSeq, dirty);
-                log.info("{}: flushed {} blocks left over from epoch {}", image.name(), dirty.size(), epoch);
-            } catch (HeliotropeException e) {
-                if (e.code() != ErrorCode.STALE_LEASE && e.code() != ErrorCode.IMAGE_NOT_FOUND) {
-                    throw e;
-                }
-                orphan(image, dirty, e.getMessage());
+        List<BlockVersion> left = store.dirtyBlocks(image.id());
+        if (left.isEmpty()) {
+            return;
+        }
+        try {
+            Controller.LeaseState lease = controller.lease(image.name());
+            Map<Boolean, List<BlockVersion>> held = left.stream()
+                    .collect(Collectors.partitioningBy(block -> lease.heldAt(site, Version.epochOf(block.version()))));
+            if (!held.get(false).isEmpty()) {
+                orphan(image, held.get(false), "their lease was fenced: the lease " + (lease.holder().isEmpty()
+                        ? "was released at epoch " + lease.epoch() : "is held by site " + lease.holder() + " since epoch " + lease.grantEpoch()));
             }
-        });
+            left = held.get(true);
+            if (!left.isEmpty()) {
+                long metaSeq = controller.flush(image.name(), lease.epoch(), left, true);
+                StaleBlocks.committed(store, image.id(), site, metaSeq, left);
+                log.info("{}: flushed {} blocks left over from epochs {} to {}", image.name(), left.size(), lease.grantEpoch(), lease.epoch());
+            }
+        } catch (HeliotropeException e) {
+            if (!ControllerSession.refused(e)) {
+                throw e;
+            }
+            orphan(image, left, e.getMessage());
+        }
     }
 
     /** Keeps the export list fresh without ever asking the controller on an event loop. */
@@ -130,7 +141,7 @@ public final class ControllerSessions implements ImageSessions {
         ImageInfo local = store.listImages().stream().filter(image -> image.name().equals(name)).findFirst().orElse(null);
         long cachedSeq = 0;
         if (local != null) {
-            // An earlier session that could not flush at close goes first, under its own epoch.
+            // An earlier session that could not flush at close goes first (recovery: flushed if its holding is still current, else orphaned).
             recover(local);
             cachedSeq = store.viewSeq(local.id());
         }
@@ -169,6 +180,11 @@ public final class ControllerSessions implements ImageSessions {
         @Override
         public long epoch() {
             return session.epoch();
+        }
+
+        @Override
+        public long nextEpoch() {
+            return session.nextEpoch();
         }
 
         @Override

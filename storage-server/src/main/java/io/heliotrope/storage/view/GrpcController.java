@@ -11,7 +11,9 @@ import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.FlushHeader;
 import io.heliotrope.proto.controller.v1.FlushRequest;
 import io.heliotrope.proto.controller.v1.FlushResponse;
+import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
+import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
 import io.heliotrope.proto.controller.v1.ListImagesRequest;
 import io.heliotrope.proto.controller.v1.OpenImageRequest;
@@ -76,8 +78,18 @@ public final class GrpcController implements Controller {
 
     @Override
     public void renew(String image, long epoch) {
-        call(() -> ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(RENEW_DEADLINE_SECONDS, TimeUnit.SECONDS)
-                .renewLease(LeaseRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch).build()));
+        call(() -> renewing().renewLease(leaseRequest(image, epoch)));
+    }
+
+    @Override
+    public long advance(String image, long epoch) {
+        return call(() -> renewing().advanceEpoch(leaseRequest(image, epoch)).getEpoch());
+    }
+
+    @Override
+    public LeaseState lease(String image) {
+        Lease lease = call(() -> blocking().getLease(GetImageRequest.newBuilder().setName(image).build()));
+        return new LeaseState(lease.getHolder(), lease.getGrantEpoch(), lease.getEpoch());
     }
 
     @Override
@@ -118,6 +130,15 @@ public final class GrpcController implements Controller {
 
     private ControllerServiceGrpc.ControllerServiceBlockingStub blocking() {
         return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** For the calls that renew the lease. */
+    private ControllerServiceGrpc.ControllerServiceBlockingStub renewing() {
+        return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(RENEW_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private LeaseRequest leaseRequest(String image, long epoch) {
+        return LeaseRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch).build();
     }
 
     private <T> T call(Supplier<T> rpc) {

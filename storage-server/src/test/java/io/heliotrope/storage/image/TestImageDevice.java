@@ -4,6 +4,7 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
+import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -185,12 +186,12 @@ class TestImageDevice {
 
     @Test
     void versionsCarryTheSessionEpochAndOnlyGrow() {
-        OpenImage image = new OpenImage(new LocalSessions(store).open("disk"));
-        long first = image.nextVersion();
-        long second = image.nextVersion();
+        OpenImage image = new OpenImage(new LocalSessions(store).open("disk"), executor);
+        Version first = Version.of(image.nextVersion());
+        Version second = Version.of(image.nextVersion());
         assertThat(second).isGreaterThan(first);
-        assertThat(first >>> 32).isGreaterThan(0);
-        OpenImage later = new OpenImage(new LocalSessions(store).open("disk"));
-        assertThat(later.nextVersion()).isGreaterThan(second);
+        assertThat(first.epoch()).isGreaterThan(0);
+        OpenImage later = new OpenImage(new LocalSessions(store).open("disk"), executor);
+        assertThat(Version.of(later.nextVersion())).isGreaterThan(second);
     }
 }

@@ -3,6 +3,7 @@ package io.heliotrope.storage.rocksdb;
 import io.heliotrope.storage.AbstractTestBlockStore;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,8 +32,8 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
     void keepsImagesBlocksAndEpochsAcrossReopen() {
         ImageInfo image = store.createImage("durable", 4 * BLOCK_SIZE);
         long epoch = store.beginSession(image.id());
-        store.write(image.id(), 1, blocks(2, 3, true), epoch << 32 | 1, false);
-        store.zero(image.id(), 2, 1, epoch << 32 | 2, false);
+        store.write(image.id(), 1, blocks(2, 3, true), Version.compose(epoch, 1), false);
+        store.zero(image.id(), 2, 1, Version.compose(epoch, 2), false);
         store.applyView(image.id(), 4, false, List.of(new BlockStore.GlobalBlock(3, 1, "east")));
         store.close();
 

@@ -9,6 +9,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -27,6 +29,7 @@ import java.util.function.BooleanSupplier;
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 class TestControllerSessions {
     private final TestingController controller = new TestingController();
@@ -133,7 +136,7 @@ class TestControllerSessions {
         BlockDevice a = exports(sessions("a", storeA, 1 << 20), storeA).open("disk").join();
         a.write(0, filled(3, 1), false).join();
         controller.fence("disk", "b");
-        controller.forSite("b").flush("disk", 2, java.util.List.of(), true);
+        controller.forSite("b").flush("disk", 2, List.of(), true);
 
         ControllerSessions restarted = sessions("a", storeA, 1 << 20);
         restarted.recover();
@@ -164,13 +167,94 @@ class TestControllerSessions {
     }
 
     @Test
+    void anOpenCompletesWhileTheControllerHoldsUpTheRecoveryOfAnotherImage() throws InterruptedException {
+        controller.createImage("other", 64 * BLOCK_SIZE);
+        long epoch = sessions("a", storeA, 1 << 20).open("disk").epoch();
+        long image = storeA.image("disk").id();
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(epoch, 1), false);
+        // The process dies here: no close. A new process over the same store recovers while opening another image.
+        ControllerSessions restarted = sessions("a", storeA, 1 << 20);
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        controller.hold("disk", entered, release);
+        CompletableFuture<Void> recovery = CompletableFuture.runAsync(restarted::recover, callers);
+        entered.await();
+
+        assertThat(CompletableFuture.supplyAsync(() -> restarted.open("other"), callers)).succeedsWithin(Duration.ofSeconds(10))
+                .satisfies(ImageSession::close);
+        assertThat(recovery).isNotDone();
+        release.countDown();
+        recovery.join();
+        assertThat(restarted.orphanedBlocks()).isZero();
+        assertThat(controller.view("disk")).containsOnlyKeys(1L);
+        assertThat(controller.holder("disk")).isNull();
+    }
+
+    @Test
+    void aRestartedSiteFlushesTheBlocksOfEveryEpochItsCurrentLeaseAdvancedThrough() {
+        ImageSession session = sessions("a", storeA, 1 << 20).open("disk");
+        long image = storeA.image("disk").id();
+        long granted = session.epoch();
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(granted, Version.MAX_COUNTER), false);
+        long advanced = session.nextEpoch();
+        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(advanced, 1), false);
+        // The process dies here: no close. A new process over the same store recovers.
+        ControllerSessions restarted = sessions("a", storeA, 1 << 20);
+        restarted.recover();
+
+        assertThat(restarted.orphanedBlocks()).isZero();
+        assertThat(controller.view("disk").values()).extracting(GlobalBlock::block, GlobalBlock::version)
+                .containsExactly(tuple(1L, Version.compose(granted, Version.MAX_COUNTER)), tuple(2L, Version.compose(advanced, 1)));
+        assertThat(controller.holder("disk")).isNull();
+        assertThat(storeA.dirtyBlocks(image)).isEmpty();
+    }
+
+    @Test
+    void aRestartedSiteOrphansTheBlocksOfAnEpochFencedBeforeItsCurrentHolding() {
+        ControllerSessions sessions = sessions("a", storeA, 1 << 20);
+        long fenced = sessions.open("disk").epoch();
+        controller.fence("disk", "b");
+        controller.forSite("b").flush("disk", fenced + 1, List.of(), true);
+        ImageSession current = sessions.open("disk");
+        long image = storeA.image("disk").id();
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(fenced, 7), false);
+        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(current.epoch(), 1), false);
+        storeA.write(image, 3, filled(1, 3).nioBuffer(), Version.compose(current.nextEpoch(), 1), false);
+
+        ControllerSessions restarted = sessions("a", storeA, 1 << 20);
+        restarted.recover();
+
+        assertThat(restarted.orphanedBlocks()).isEqualTo(1);
+        assertThat(controller.view("disk")).containsOnlyKeys(2L, 3L);
+        assertThat(storeA.dirtyBlocks(image)).isEmpty();
+    }
+
+    @Test
+    void anAdvanceWhoseReplyWasLostIsRepeatedBeforeTheNextFlush() {
+        ControllerSessions sessions = sessions("a", storeA, 1 << 20);
+        ImageSession session = sessions.open("disk");
+        long image = storeA.image("disk").id();
+        long granted = session.epoch();
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(granted, 1), false);
+        controller.loseNextAdvanceReply();
+
+        assertThatThrownBy(session::nextEpoch).hasMessage("the controller did not answer in time");
+        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(session.epoch(), 2), false);
+        session.close();
+
+        assertThat(sessions.orphanedBlocks()).isZero();
+        assertThat(controller.view("disk")).containsOnlyKeys(1L, 2L);
+        assertThat(session.epoch()).isEqualTo(granted + 1);
+    }
+
+    @Test
     void anOldSessionEndingLateLeavesTheNewSessionsBlocksAlone() {
         ControllerSessions sessions = sessions("a", storeA, 1 << 20);
         var first = sessions.open("disk");
         var second = sessions.open("disk");
         assertThat(second.epoch()).isGreaterThan(first.epoch());
         long image = storeA.image("disk").id();
-        storeA.write(image, 5, filled(1, 4).nioBuffer(), second.epoch() << 32 | 1, false);
+        storeA.write(image, 5, filled(1, 4).nioBuffer(), Version.compose(second.epoch(), 1), false);
 
         first.close();
         assertThat(storeA.dirtyBlocks(image)).extracting(BlockStore.BlockVersion::block).containsExactly(5L);

@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.version.Version;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,17 +16,19 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * A controller in memory for one or more sites of a test: leases with epochs and a
- * delta log, enough to check what sites send and when.
+ * A controller in memory for one or more sites of a test: leases with epochs, advanced
+ * within a holding or granted anew, and a delta log, enough to check what sites send and when.
  */
-final class TestingController {
+public final class TestingController {
     private final Map<String, Long> sizes = new TreeMap<>();
     private final Map<String, String> holders = new TreeMap<>();
     private final Map<String, Long> epochs = new TreeMap<>();
+    private final Map<String, Long> grants = new TreeMap<>();
     private final Map<String, List<List<GlobalBlock>>> logs = new TreeMap<>();
     private final Map<String, CountDownLatch[]> holds = new ConcurrentHashMap<>();
+    private boolean loseAdvanceReply;
 
-    synchronized void createImage(String name, long sizeBytes) {
+    public synchronized void createImage(String name, long sizeBytes) {
         sizes.put(name, sizeBytes);
         epochs.put(name, 0L);
         logs.put(name, new ArrayList<>());
@@ -33,8 +36,7 @@ final class TestingController {
 
     /** Moves the lease to another site, as if this one had stopped renewing. */
     synchronized void fence(String image, String site) {
-        holders.put(image, site);
-        epochs.merge(image, 1L, Long::sum);
+        grant(image, site);
     }
 
     /** Calls for {@code image} count {@code entered} down, then wait for {@code release}, outside this controller's lock. */
@@ -55,7 +57,12 @@ final class TestingController {
         }
     }
 
-    synchronized String holder(String image) {
+    /** The next advance of a lease goes through, but its caller hears only that the controller did not answer. */
+    synchronized void loseNextAdvanceReply() {
+        loseAdvanceReply = true;
+    }
+
+    public synchronized String holder(String image) {
         return holders.get(image);
     }
 
@@ -64,13 +71,20 @@ final class TestingController {
     }
 
     /** The committed view: for each block, its last committed entry. */
-    synchronized Map<Long, GlobalBlock> view(String image) {
+    public synchronized Map<Long, GlobalBlock> view(String image) {
         Map<Long, GlobalBlock> view = new TreeMap<>();
         logs.get(image).forEach(delta -> delta.forEach(entry -> view.put(entry.block(), entry)));
         return view;
     }
 
-    Controller forSite(String site) {
+    private long grant(String image, String site) {
+        holders.put(image, site);
+        long epoch = epochs.merge(image, 1L, Long::sum);
+        grants.put(image, epoch);
+        return epoch;
+    }
+
+    public Controller forSite(String site) {
         return new Controller() {
             @Override
             public void register(String grpcAddress, String nbdAddress) {}
@@ -91,8 +105,7 @@ final class TestingController {
                     if (holder != null && !holder.equals(site)) {
                         throw new HeliotropeException(ErrorCode.LEASE_HELD, "image '" + image + "' is open for write at site '" + holder + "'");
                     }
-                    holders.put(image, site);
-                    long epoch = epochs.merge(image, 1L, Long::sum);
+                    long epoch = grant(image, site);
                     List<GlobalBlock> tail = new ArrayList<>();
                     List<List<GlobalBlock>> log = logs.get(image);
                     log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
@@ -109,11 +122,43 @@ final class TestingController {
             }
 
             @Override
+            public long advance(String image, long epoch) {
+                pass(image);
+                synchronized (TestingController.this) {
+                    if (site.equals(holders.get(image)) && grants.get(image) <= epoch && epochs.get(image) == epoch + 1) {
+                        return epoch + 1;
+                    }
+                    checkLease(image, epoch);
+                    long next = epochs.merge(image, 1L, Long::sum);
+                    if (loseAdvanceReply) {
+                        loseAdvanceReply = false;
+                        throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "the controller did not answer in time");
+                    }
+                    return next;
+                }
+            }
+
+            @Override
+            public LeaseState lease(String image) {
+                pass(image);
+                synchronized (TestingController.this) {
+                    known(image);
+                    return new LeaseState(holders.getOrDefault(image, ""), grants.getOrDefault(image, 0L), epochs.get(image));
+                }
+            }
+
+            @Override
             public long flush(String image, long epoch, List<BlockVersion> blocks, boolean release) {
                 pass(image);
                 synchronized (TestingController.this) {
                     known(image);
                     checkLease(image, epoch);
+                    for (BlockVersion block : blocks) {
+                        if (Version.epochOf(block.version()) < grants.get(image)) {
+                            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "block " + block.block() + " of image '" + image
+                                    + "' has version " + Version.of(block.version()) + ", from before the lease was granted");
+                        }
+                    }
                     logs.get(image).add(blocks.stream()
                             .map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : site))
                             .toList());
