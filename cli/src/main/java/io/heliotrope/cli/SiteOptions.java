@@ -35,8 +35,8 @@ final class SiteOptions {
     @Option(names = "--metrics-port", paramLabel = "PORT", description = "Prometheus /metrics port (default: " + SiteConfig.DEFAULT_METRICS_PORT + ").")
     Integer metricsPort;
 
-    @Option(names = "--io-threads", paramLabel = "N", description = "Threads that run block store calls; 0 runs them on the NBD event loops (default: 0 for the memory store "
-            + "and a data directory on tmpfs, else the number of cores, at most 4).")
+    @Option(names = "--io-threads", paramLabel = "N", description = "Threads that run block store calls; 0 runs them on the NBD event loops, which is faster "
+            + "on a disk too (default: 0).")
     Integer ioThreads;
 
     @Option(names = "--nbd-poll", paramLabel = "DURATION", converter = DurationConverter.class,

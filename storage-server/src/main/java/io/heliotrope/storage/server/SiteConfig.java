@@ -2,8 +2,6 @@ package io.heliotrope.storage.server;
 
 import io.heliotrope.nbd.server.NbdServerConfig;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -34,24 +32,14 @@ public record SiteConfig(
     public static final int DEFAULT_METRICS_PORT = 9410;
 
     /**
-     * Threads for block store calls; 0 runs them on the NBD event loops. Unset: 0 for the
-     * memory store and for a data directory in memory (tmpfs, ramfs), where no call
-     * waits for a disk and a hand-off to another thread only adds latency; otherwise the
-     * number of cores, at most 4 (each connection's calls run one at a time anyway).
+     * Threads for block store calls; 0, the default, runs them on the NBD event loops. The
+     * store's reads and writes go to the page cache and do not wait on the network, and a
+     * hand-off to another thread costs more than it overlaps, on a disk too (random 4 KiB
+     * over NBD, data on ext4, QD32: writes 46K/s with two threads, 70K/s on the event
+     * loops; reads 76K/s and 138K/s).
      */
-    public int storeThreads() throws IOException {
-        if (ioThreads != null) {
-            return ioThreads;
-        }
-        if (store == StoreKind.MEMORY) {
-            return 0;
-        }
-        Path existing = dataDir.toAbsolutePath();
-        while (!Files.exists(existing)) {
-            existing = existing.getParent();
-        }
-        String type = Files.getFileStore(existing).type();
-        return type.equals("tmpfs") || type.equals("ramfs") ? 0 : Math.min(4, Runtime.getRuntime().availableProcessors());
+    public int storeThreads() {
+        return requireNonNullElse(ioThreads, 0);
     }
 
     /** The host a client on this machine dials: the bind address, or loopback when the site binds every interface. */
