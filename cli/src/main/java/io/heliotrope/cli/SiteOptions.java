@@ -41,7 +41,7 @@ final class SiteOptions {
 
     @Option(names = "--nbd-poll", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long an NBD event loop polls for the next request before it sleeps, while requests come closer together "
-                    + "than that: lower latency for clients with one request in flight, at the cost of a busy CPU meanwhile; 0s never polls (default: 500us).")
+                    + "than that: lower latency for clients with one request in flight, at the cost of a busy CPU meanwhile; 0s never polls (default: 50us).")
     Duration nbdPoll;
 
     @Option(names = "--controller", paramLabel = "HOST:PORT", description = "Join the controller there (default: run standalone).")

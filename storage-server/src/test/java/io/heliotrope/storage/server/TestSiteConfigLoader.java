@@ -35,7 +35,7 @@ class TestSiteConfigLoader {
         flags.put("site", null);
         SiteConfig config = SiteConfigLoader.load(file, flags);
         assertThat(config).isEqualTo(new SiteConfig("local", Path.of("/data"), SiteConfig.StoreKind.ROCKSDB,
-                "127.0.0.1", 2, 7410, 9410, null, Duration.ofNanos(500_000), 256L << 20, null, Duration.ofSeconds(5), 65_536L));
+                "127.0.0.1", 2, 7410, 9410, null, Duration.ofNanos(50_000), 256L << 20, null, Duration.ofSeconds(5), 65_536L));
     }
 
     @Test
