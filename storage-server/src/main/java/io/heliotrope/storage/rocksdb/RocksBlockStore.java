@@ -114,7 +114,8 @@ public final class RocksBlockStore implements BlockStore {
      * Blocks written since the last sync, across images, from which on a sync runs in the
      * background: rewrites of blocks written since go inline, so the longer syncs wait, the
      * more of the writes of a wide random workload go inline too (random 4 KiB writes on a
-     * disk over 1 GiB: 30K/s syncing every 256K blocks, TODO with this).
+     * disk over 1 GiB, two store threads: 30K/s syncing every 256K blocks, 37K/s syncing
+     * every 16K, and 40 instead of 57 us of CPU each).
      */
     private static final int BACKGROUND_SYNC_BLOCKS = 1 << 14;
     /** Blocks written since the last sync, across images, from which on a write syncs before it returns. */
