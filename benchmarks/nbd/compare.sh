@@ -59,7 +59,7 @@ QD16 each); ONLY selects them by name:
   randread-4k-qd1       mean and p99 latency
   seqread-1m-qd8, seqwrite-1m-qd8
   hot1-qd1, hot1-qd32   4 KiB random writes confined to one block (the first)
-  hot8-qd32             ... to eight blocks (the first 32 KiB)
+  hot8-qd1, hot8-qd32   ... to eight blocks (the first 32 KiB)
   region1m-qd32         ... to a 1 MiB region (the first)
   nbdcopy-to-null       nbdcopy of the whole export to null: (nbdcopy's default
                         connections: 4 if the server advertises multi-conn)
@@ -312,6 +312,7 @@ JOBS=(
   "seqwrite-1m-qd8|mbps|--rw=write --bs=1m --iodepth=8 --numjobs=1"
   "hot1-qd1|iops|--rw=randwrite --bs=4k --size=4k --iodepth=1 --numjobs=1"
   "hot1-qd32|iops|--rw=randwrite --bs=4k --size=4k --iodepth=32 --numjobs=1"
+  "hot8-qd1|iops|--rw=randwrite --bs=4k --size=32k --iodepth=1 --numjobs=1"
   "hot8-qd32|iops|--rw=randwrite --bs=4k --size=32k --iodepth=32 --numjobs=1"
   "region1m-qd32|iops|--rw=randwrite --bs=4k --size=1m --iodepth=32 --numjobs=1"
   "nbdcopy-to-null|nbdcopy|"
