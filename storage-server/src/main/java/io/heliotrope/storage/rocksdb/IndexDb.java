@@ -226,8 +226,7 @@ final class IndexDb implements AutoCloseable {
         }
     }
 
-    /** Tracks a native handle to close with the database. */
-    <T extends AutoCloseable> T track(T resource) {
+    private <T extends AutoCloseable> T track(T resource) {
         resources.add(resource);
         return resource;
     }

@@ -36,8 +36,8 @@ import static java.util.Objects.requireNonNull;
  * with its own data.
  *
  * <p>The parts: the {@link Catalog} of images; the {@link BlockReader}, which takes no
- * lock; the {@link WritePipeline}, whose write lock guards every change to the index;
- * the {@link DirtyLog}; {@link IndexScan}, which walks the index.
+ * lock; the {@link WritePipeline}, whose write lock guards every change to the index and
+ * the {@link Syncer}; the {@link DirtyLog}; {@link IndexScan}, which walks the index.
  */
 public final class RocksBlockStore implements BlockStore {
     private final BlockFiles files;

@@ -45,4 +45,14 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
         assertThat(store.createImage("next", BLOCK_SIZE).id()).isGreaterThan(image.id());
         assertThat(store.dirtyBlocks(image.id())).hasSize(2);
     }
+
+    @Test
+    void statsGiveTheSizesOfTheBlockFilesAndTheIndex() {
+        ImageInfo image = store.createImage("sized", 512 * BLOCK_SIZE);
+        store.write(image.id(), 0, blocks(1, 1, false), 1, RECORD, false);
+        BlockStore.StoreStats stats = store.stats();
+        assertThat(stats.blockFileBytes()).isEqualTo(BlockFiles.length(512));
+        assertThat(stats.indexMemtableBytes()).isPositive();
+        assertThat(stats.indexKeys()).isPositive();
+    }
 }
