@@ -128,6 +128,8 @@ public interface BlockStore extends AutoCloseable {
     record ImageUsage(long dataBlocks, long zeroBlocks) {}
 
     /**
+     * What a store keeps, in bytes and keys.
+     *
      * @param blockFileBytes the block files of the images used since the start (two slots per block, holes included)
      * @param indexSstBytes the index's SST files
      * @param indexLiveDataBytes the index's live data, estimated
