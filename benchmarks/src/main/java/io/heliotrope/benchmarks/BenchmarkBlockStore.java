@@ -1,6 +1,7 @@
 package io.heliotrope.benchmarks;
 
 import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
@@ -74,7 +75,7 @@ public class BenchmarkBlockStore {
             while (chunk.hasRemaining()) {
                 chunk.putLong(ThreadLocalRandom.current().nextLong());
             }
-            blockStore.write(imageId, first, chunk.flip(), ++version, false);
+            blockStore.write(imageId, first, chunk.flip(), ++version, Dirty.RECORD, false);
         }
     }
 
@@ -96,6 +97,6 @@ public class BenchmarkBlockStore {
 
     @Benchmark
     public void randomWrite(Buffers buffers) {
-        blockStore.write(imageId, ThreadLocalRandom.current().nextInt(blocks), buffers.write.clear(), System.nanoTime(), false);
+        blockStore.write(imageId, ThreadLocalRandom.current().nextInt(blocks), buffers.write.clear(), System.nanoTime(), Dirty.RECORD, false);
     }
 }

@@ -39,16 +39,16 @@ public interface BlockStore extends AutoCloseable {
     void read(long imageId, long firstBlock, int count, ByteBuffer destination);
 
     /** Stores the whole blocks in {@code data} from {@code firstBlock} on, all with {@code version}. */
-    void write(long imageId, long firstBlock, ByteBuffer data, long version, boolean sync);
+    void write(long imageId, long firstBlock, ByteBuffer data, long version, Dirty dirty, boolean sync);
 
     /**
      * Queues a {@link #write}, to run with the writes queued beside it by the next
      * {@link #runQueuedWrites()}, {@link #sync()} or other write, on whichever thread makes
      * that call. {@code data} must stay as it is until the returned future completes.
      */
-    default CompletableFuture<Void> queueWrite(long imageId, long firstBlock, ByteBuffer data, long version, boolean sync) {
+    default CompletableFuture<Void> queueWrite(long imageId, long firstBlock, ByteBuffer data, long version, Dirty dirty, boolean sync) {
         try {
-            write(imageId, firstBlock, data, version, sync);
+            write(imageId, firstBlock, data, version, dirty, sync);
             return CompletableFuture.completedFuture(null);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
@@ -62,21 +62,21 @@ public interface BlockStore extends AutoCloseable {
      * Replaces the data of the blocks in the range with zero markers of {@code version}.
      * Blocks never written stay so: they already read as zeros.
      */
-    void zero(long imageId, long firstBlock, long count, long version, boolean sync);
+    void zero(long imageId, long firstBlock, long count, long version, Dirty dirty, boolean sync);
 
     /** The state of each block in the range, as runs in block order covering all of it. */
     List<BlockRun> allocation(long imageId, long firstBlock, long count);
 
     /** Zero markers of {@code version} on exactly these blocks, whatever state they are in. */
-    void zeroBlocks(long imageId, long[] blocks, long version, boolean sync);
+    void zeroBlocks(long imageId, long[] blocks, long version, Dirty dirty, boolean sync);
 
     /** Makes every completed write durable. */
     void sync();
 
     /**
      * Blocks written or zeroed here and not yet flushed to the controller, in block
-     * order. Every write and zero records its blocks as dirty in the same atomic batch
-     * (a store may be built not to, for a site without a controller).
+     * order. A write or zero with {@link Dirty#RECORD} records its blocks as dirty in the
+     * same atomic batch.
      */
     List<BlockVersion> dirtyBlocks(long imageId);
 
@@ -86,17 +86,8 @@ public interface BlockStore extends AutoCloseable {
     /** Calls {@code visitor} for every block that is not unwritten, in block order. */
     void forEachBlock(long imageId, Consumer<BlockVersion> visitor);
 
-    /** The metaSeq of the cached global metadata of an image (0: none cached). */
-    long viewSeq(long imageId);
-
-    /** Calls {@code visitor} for every cached global entry of an image, in block order. */
-    void forEachViewEntry(long imageId, Consumer<GlobalBlock> visitor);
-
-    /**
-     * Applies global metadata up to {@code metaSeq}, replacing what is cached when
-     * {@code replace}; later entries for a block win.
-     */
-    void applyView(long imageId, long metaSeq, boolean replace, List<GlobalBlock> entries);
+    /** Sizes of what the store keeps, for metrics; a store without block files or an index has zeros there. */
+    StoreStats stats();
 
     @Override
     void close();
@@ -117,6 +108,17 @@ public interface BlockStore extends AutoCloseable {
         }
     }
 
+    /** Whether a write or zero records its blocks as dirty, per call. */
+    enum Dirty {
+        /** A write at a site with a controller: its blocks stay dirty until flushed to the controller. */
+        RECORD,
+        /**
+         * A write with nobody to tell: a standalone site has no controller, and a copy that
+         * arrives from a peer is reported to the controller by the site that wrote it.
+         */
+        SKIP
+    }
+
     enum BlockState {
         UNWRITTEN,
         DATA,
@@ -124,6 +126,17 @@ public interface BlockStore extends AutoCloseable {
     }
 
     record ImageUsage(long dataBlocks, long zeroBlocks) {}
+
+    /**
+     * What a store keeps, in bytes and keys.
+     *
+     * @param blockFileBytes the block files of the images used since the start (two slots per block, holes included)
+     * @param indexSstBytes the index's SST files
+     * @param indexLiveDataBytes the index's live data, estimated
+     * @param indexMemtableBytes the index's memtables
+     * @param indexKeys the index's keys, estimated
+     */
+    record StoreStats(long blockFileBytes, long indexSstBytes, long indexLiveDataBytes, long indexMemtableBytes, long indexKeys) {}
 
     /** A block's local version and state. */
     record BlockVersion(long block, long version, BlockState state) {}

@@ -5,7 +5,6 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.BlockRun;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
-import io.heliotrope.storage.BlockStore.GlobalBlock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +21,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
+import static io.heliotrope.storage.BlockStore.Dirty.SKIP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -66,15 +67,15 @@ public abstract class AbstractTestBlockStore {
     @Test
     void everyWholeGroupWriteReplacesWhatWritesAndZeroesGaveItsBlocksBefore() throws Exception {
         ImageInfo image = store.createImage("groups", 256 * BLOCK_SIZE);
-        store.write(image.id(), 0, blocks(256, 1, false), 1, false);
+        store.write(image.id(), 0, blocks(256, 1, false), 1, RECORD, false);
         List<Consumer<Long>> changesToOneBlock = List.of(
-                version -> store.write(image.id(), 6, blocks(1, 200, false), version, false),
-                version -> store.zero(image.id(), 7, 1, version, false),
-                version -> store.zeroBlocks(image.id(), new long[] {8}, version, false));
+                version -> store.write(image.id(), 6, blocks(1, 200, false), version, RECORD, false),
+                version -> store.zero(image.id(), 7, 1, version, RECORD, false),
+                version -> store.zeroBlocks(image.id(), new long[] {8}, version, RECORD, false));
         long version = 2;
         for (Consumer<Long> change : changesToOneBlock) {
             change.accept(version++);
-            store.write(image.id(), 0, blocks(256, (int) version, false), version, false);
+            store.write(image.id(), 0, blocks(256, (int) version, false), version, RECORD, false);
             assertThat(read(image.id(), 0, 256, false)).isEqualTo(blocks(256, (int) version, false).array());
             version++;
         }
@@ -118,8 +119,8 @@ public abstract class AbstractTestBlockStore {
     @Test
     void writesAndReadsBackFromHeapAndDirectBuffers() {
         ImageInfo image = store.createImage("data", 16 * BLOCK_SIZE);
-        store.write(image.id(), 1, blocks(3, 10, false), 1, false);
-        store.write(image.id(), 8, blocks(2, 50, true), 2, true);
+        store.write(image.id(), 1, blocks(3, 10, false), 1, RECORD, false);
+        store.write(image.id(), 8, blocks(2, 50, true), 2, RECORD, true);
         byte[] all = read(image.id(), 0, 16, false);
         assertThat(Arrays.copyOfRange(all, 0, BLOCK_SIZE)).containsOnly(0);
         assertThat(Arrays.copyOfRange(all, BLOCK_SIZE, 2 * BLOCK_SIZE)).containsOnly(10);
@@ -136,7 +137,7 @@ public abstract class AbstractTestBlockStore {
     @Test
     void readsBackAWriteOfMoreBlocksThanOneBatch() {
         ImageInfo image = store.createImage("large", 1024 * BLOCK_SIZE);
-        store.write(image.id(), 100, blocks(600, 0, true), 1, false);
+        store.write(image.id(), 100, blocks(600, 0, true), 1, RECORD, false);
         byte[] all = read(image.id(), 100, 600, true);
         for (int block = 0; block < 600; block++) {
             assertThat(all[block * BLOCK_SIZE + 17]).as("block %s", block).isEqualTo((byte) block);
@@ -147,13 +148,13 @@ public abstract class AbstractTestBlockStore {
     @Test
     void zeroingLeavesMarkersOnlyWhereThereWasData() {
         ImageInfo image = store.createImage("zeros", 8 * BLOCK_SIZE);
-        store.write(image.id(), 2, blocks(2, 1, false), 1, false);
-        store.zero(image.id(), 0, 8, 2, true);
+        store.write(image.id(), 2, blocks(2, 1, false), 1, RECORD, false);
+        store.zero(image.id(), 0, 8, 2, RECORD, true);
         assertThat(read(image.id(), 0, 8, false)).containsOnly(0);
         assertThat(store.allocation(image.id(), 0, 8)).containsExactly(
                 new BlockRun(0, 2, BlockState.UNWRITTEN), new BlockRun(2, 2, BlockState.ZERO), new BlockRun(4, 4, BlockState.UNWRITTEN));
         assertThat(store.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(0, 2));
-        store.write(image.id(), 3, blocks(1, 9, true), 3, false);
+        store.write(image.id(), 3, blocks(1, 9, true), 3, RECORD, false);
         assertThat(read(image.id(), 3, 1, false)).containsOnly(9);
     }
 
@@ -161,7 +162,7 @@ public abstract class AbstractTestBlockStore {
     void imagesDoNotSeeEachOthersBlocks() {
         ImageInfo first = store.createImage("first", 2 * BLOCK_SIZE);
         ImageInfo second = store.createImage("second", 2 * BLOCK_SIZE);
-        store.write(first.id(), 1, blocks(1, 7, false), 1, false);
+        store.write(first.id(), 1, blocks(1, 7, false), 1, RECORD, false);
         assertThat(read(second.id(), 0, 2, false)).containsOnly(0);
         store.deleteImage("first");
         ImageInfo again = store.createImage("first", 2 * BLOCK_SIZE);
@@ -171,7 +172,7 @@ public abstract class AbstractTestBlockStore {
     @Test
     void shrinkingDropsBlocksBeyondTheEnd() {
         ImageInfo image = store.createImage("shrink", 4 * BLOCK_SIZE);
-        store.write(image.id(), 0, blocks(4, 1, false), 1, false);
+        store.write(image.id(), 0, blocks(4, 1, false), 1, RECORD, false);
         assertThat(store.resizeImage("shrink", 2 * BLOCK_SIZE).sizeBytes()).isEqualTo(2 * BLOCK_SIZE);
         store.resizeImage("shrink", 4 * BLOCK_SIZE);
         assertThat(read(image.id(), 0, 1, false)).containsOnly(1);
@@ -190,13 +191,13 @@ public abstract class AbstractTestBlockStore {
     @Test
     void tracksDirtyBlocksUntilTheirVersionIsFlushed() {
         ImageInfo image = store.createImage("dirty", 8 * BLOCK_SIZE);
-        store.write(image.id(), 1, blocks(3, 1, false), 1, false);
-        store.zero(image.id(), 2, 1, 2, false);
+        store.write(image.id(), 1, blocks(3, 1, false), 1, RECORD, false);
+        store.zero(image.id(), 2, 1, 2, RECORD, false);
         List<BlockVersion> flushed = store.dirtyBlocks(image.id());
         assertThat(flushed).containsExactly(
                 new BlockVersion(1, 1, BlockState.DATA), new BlockVersion(2, 2, BlockState.ZERO), new BlockVersion(3, 1, BlockState.DATA));
 
-        store.write(image.id(), 3, blocks(1, 9, false), 3, false);
+        store.write(image.id(), 3, blocks(1, 9, false), 3, RECORD, false);
         store.markFlushed(image.id(), flushed);
 
         assertThat(store.dirtyBlocks(image.id())).containsExactly(new BlockVersion(3, 3, BlockState.DATA));
@@ -205,8 +206,8 @@ public abstract class AbstractTestBlockStore {
     @Test
     void zeroBlocksMarksExactlyTheGivenBlocksEvenUnwrittenOnes() {
         ImageInfo image = store.createImage("marks", 8 * BLOCK_SIZE);
-        store.write(image.id(), 0, blocks(1, 5, false), 1, false);
-        store.zeroBlocks(image.id(), new long[] {0, 6}, 2, true);
+        store.write(image.id(), 0, blocks(1, 5, false), 1, RECORD, false);
+        store.zeroBlocks(image.id(), new long[] {0, 6}, 2, RECORD, true);
 
         List<BlockVersion> visited = new ArrayList<>();
         store.forEachBlock(image.id(), visited::add);
@@ -215,23 +216,25 @@ public abstract class AbstractTestBlockStore {
         assertThat(read(image.id(), 0, 8, false)).containsOnly(0);
     }
 
+    /** A standalone site's writes, and copies that come from peers, are never dirty; writes beside them that record it are. */
     @Test
-    void cachesTheGlobalViewUpToItsMetaSeq() {
-        ImageInfo image = store.createImage("view", 8 * BLOCK_SIZE);
-        assertThat(store.viewSeq(image.id())).isZero();
-        store.applyView(image.id(), 3, false, List.of(new GlobalBlock(4, 7, "east"), new GlobalBlock(1, 5, null), new GlobalBlock(4, 8, "west")));
-        assertThat(viewOf(image.id())).containsExactly(new GlobalBlock(1, 5, null), new GlobalBlock(4, 8, "west"));
-        assertThat(store.viewSeq(image.id())).isEqualTo(3);
+    void writesAndZeroesThatSkipTheDirtySetNeverEnterIt() throws Exception {
+        ImageInfo image = store.createImage("skip", 512 * BLOCK_SIZE);
+        store.write(image.id(), 0, blocks(1, 1, false), 1, SKIP, false);
+        store.write(image.id(), 256, blocks(256, 1, true), 2, SKIP, false);
+        CompletableFuture<Void> skipped = store.queueWrite(image.id(), 2, blocks(1, 1, false), 3, SKIP, false);
+        CompletableFuture<Void> recorded = store.queueWrite(image.id(), 3, blocks(1, 1, false), 4, RECORD, false);
+        store.runQueuedWrites();
+        CompletableFuture.allOf(skipped, recorded).join();
+        store.write(image.id(), 0, blocks(1, 9, false), 5, SKIP, false);
+        store.zero(image.id(), 256, 256, 6, SKIP, false);
+        store.zeroBlocks(image.id(), new long[] {5}, 7, SKIP, true);
 
-        store.applyView(image.id(), 9, true, List.of(new GlobalBlock(2, 1, "east")));
-        assertThat(viewOf(image.id())).containsExactly(new GlobalBlock(2, 1, "east"));
-        assertThat(store.viewSeq(image.id())).isEqualTo(9);
-    }
-
-    protected List<GlobalBlock> viewOf(long imageId) {
-        List<GlobalBlock> entries = new ArrayList<>();
-        store.forEachViewEntry(imageId, entries::add);
-        return entries;
+        assertThat(store.dirtyBlocks(image.id())).containsExactly(new BlockVersion(3, 4, BlockState.DATA));
+        assertThat(store.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(3, 257));
+        reopen();
+        assertThat(store.dirtyBlocks(image.id())).containsExactly(new BlockVersion(3, 4, BlockState.DATA));
+        assertThat(read(image.id(), 0, 1, false)).containsOnly(9);
     }
 
     /**
@@ -255,14 +258,14 @@ public abstract class AbstractTestBlockStore {
             switch (random.nextInt(6)) {
                 case 0, 1, 2 -> {
                     int fill = random.nextInt(256);
-                    store.write(image.id(), first, blocks(length, fill, random.nextBoolean()), version, false);
+                    store.write(image.id(), first, blocks(length, fill, random.nextBoolean()), version, RECORD, false);
                     model.wrote(first, length, version, fill);
                     for (int block = first; block < first + length; block++) {
                         dirty.put((long) block, new BlockVersion(block, version, BlockState.DATA));
                     }
                 }
                 case 3 -> {
-                    store.zero(image.id(), first, length, version, false);
+                    store.zero(image.id(), first, length, version, RECORD, false);
                     for (int block = first; block < first + length; block++) {
                         if (states[block] == BlockState.DATA) {
                             versions[block] = version;
@@ -273,7 +276,7 @@ public abstract class AbstractTestBlockStore {
                 }
                 case 4 -> {
                     long[] marked = random.longs(5, 0, size).distinct().sorted().toArray();
-                    store.zeroBlocks(image.id(), marked, version, false);
+                    store.zeroBlocks(image.id(), marked, version, RECORD, false);
                     for (long block : marked) {
                         versions[(int) block] = version;
                         states[(int) block] = BlockState.ZERO;
@@ -316,14 +319,14 @@ public abstract class AbstractTestBlockStore {
             int previousFirst = 0;
             for (int i = 0; i < 8; i++) {
                 if (i == round % 8) {
-                    unknownImage = store.queueWrite(image.id() + 1000, 0, blocks(1, 1, false), ++version, false);
+                    unknownImage = store.queueWrite(image.id() + 1000, 0, blocks(1, 1, false), ++version, RECORD, false);
                     continue;
                 }
                 int length = lengths[random.nextInt(lengths.length)];
                 int first = random.nextInt(3) == 0 ? Math.min(previousFirst, size - length)
                         : random.nextBoolean() ? random.nextInt(size - length + 1) : random.nextInt((size - length) / 256 + 1) * 256;
                 int fill = random.nextInt(256);
-                queued.add(store.queueWrite(image.id(), first, blocks(length, fill, random.nextBoolean()), ++version, random.nextInt(8) == 0));
+                queued.add(store.queueWrite(image.id(), first, blocks(length, fill, random.nextBoolean()), ++version, RECORD, random.nextInt(8) == 0));
                 model.wrote(first, length, version, fill);
                 previousFirst = first;
             }

@@ -8,6 +8,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.view.StaleBlocks;
+import io.heliotrope.storage.view.ViewCache;
 
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,7 @@ public final class ImageManager {
     public record ImageStatus(ImageInfo info, BlockStore.ImageUsage usage, long viewMetaSeq, Map<String, Long> staleByHolder) {}
 
     private final BlockStore store;
+    private final ViewCache view;
     private final ImageExports exports;
     private final ExecutorService executor;
     private final String controller;
@@ -35,8 +37,9 @@ public final class ImageManager {
      * @param executor runs admin calls, apart from block store and session calls
      * @param controller the controller that owns the catalog, or null when this site owns it
      */
-    public ImageManager(BlockStore store, ImageExports exports, ExecutorService executor, String controller) {
+    public ImageManager(BlockStore store, ViewCache view, ImageExports exports, ExecutorService executor, String controller) {
         this.store = requireNonNull(store, "store is null");
+        this.view = requireNonNull(view, "view is null");
         this.exports = requireNonNull(exports, "exports is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.controller = controller;
@@ -60,8 +63,8 @@ public final class ImageManager {
                 return status(info);
             }
             Map<String, Long> stale = new TreeMap<>();
-            StaleBlocks.find(store, info.id(), entry -> stale.merge(entry.zero() ? "" : entry.holder(), 1L, Long::sum));
-            return new ImageStatus(info, store.usage(info.id()), store.viewSeq(info.id()), stale);
+            StaleBlocks.find(store, view, info.id(), entry -> stale.merge(entry.zero() ? "" : entry.holder(), 1L, Long::sum));
+            return new ImageStatus(info, store.usage(info.id()), view.metaSeq(info.id()), stale);
         });
     }
 
@@ -98,7 +101,7 @@ public final class ImageManager {
     }
 
     private ImageStatus status(ImageInfo info) {
-        return new ImageStatus(info, store.usage(info.id()), store.viewSeq(info.id()), Map.of());
+        return new ImageStatus(info, store.usage(info.id()), view.metaSeq(info.id()), Map.of());
     }
 
     private <T> CompletableFuture<T> async(Supplier<T> action) {

@@ -7,6 +7,7 @@ import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockRun;
 import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -38,6 +39,7 @@ final class ImageDevice implements BlockDevice {
     private final OpenImage image;
     private final ImageSession session;
     private final BlockStore store;
+    private final Dirty dirty;
     private final Executor executor;
     private final ByteBufAllocator allocator;
     private final Runnable onClose;
@@ -48,11 +50,15 @@ final class ImageDevice implements BlockDevice {
     /** Whether a write of the batch was queued, confined as {@code batching} is. */
     private boolean queuedInBatch;
 
-    /** @param executor runs store calls */
-    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
+    /**
+     * @param dirty whether writes join the dirty set
+     * @param executor runs store calls
+     */
+    ImageDevice(OpenImage image, BlockStore store, Dirty dirty, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
         this.session = image.session();
         this.store = requireNonNull(store, "store is null");
+        this.dirty = requireNonNull(dirty, "dirty is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.onClose = requireNonNull(onClose, "onClose is null");
@@ -110,9 +116,9 @@ final class ImageDevice implements BlockDevice {
             return CompletableFuture.supplyAsync(() -> {
                 session.checkCurrent();
                 if (queue) {
-                    return store.queueWrite(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
+                    return store.queueWrite(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), dirty, fua);
                 }
-                store.write(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
+                store.write(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), dirty, fua);
                 return CompletableFuture.<Void>completedFuture(null);
             }, executor).thenCompose(written -> written).thenRun(() -> session.wrote(offset / BLOCK_SIZE, length / BLOCK_SIZE));
         }
@@ -250,9 +256,9 @@ final class ImageDevice implements BlockDevice {
         session.checkCurrent();
         long version = image.nextVersion();
         SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
-        store.zero(imageId, first, count, version, fua && stale.isEmpty());
+        store.zero(imageId, first, count, version, dirty, fua && stale.isEmpty());
         if (!stale.isEmpty()) {
-            store.zeroBlocks(imageId, stale.keySet().stream().mapToLong(Long::longValue).toArray(), version, fua);
+            store.zeroBlocks(imageId, stale.keySet().stream().mapToLong(Long::longValue).toArray(), version, dirty, fua);
         }
         session.wrote(first, count);
     }
@@ -280,7 +286,7 @@ final class ImageDevice implements BlockDevice {
             ByteBuffer merged = ByteBuffer.allocate(count * BLOCK_SIZE);
             readBlocks(first, count, merged);
             merge.into(merged, (int) (offset - first * BLOCK_SIZE));
-            store.write(imageId, first, merged.clear(), image.nextVersion(), fua);
+            store.write(imageId, first, merged.clear(), image.nextVersion(), dirty, fua);
             session.wrote(first, count);
         } finally {
             locks[1].unlock();

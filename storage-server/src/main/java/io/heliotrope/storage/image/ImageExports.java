@@ -93,7 +93,8 @@ public final class ImageExports {
                 release(name);
                 throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
             }
-            return new ImageDevice(open, store, inlineCalls ? Runnable::run : new SerialExecutor(deviceExecutor), allocator, () -> release(name));
+            return new ImageDevice(open, store, sessions.dirty(), inlineCalls ? Runnable::run : new SerialExecutor(deviceExecutor), allocator,
+                    () -> release(name));
         });
     }
 

@@ -1,5 +1,7 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.storage.BlockStore.Dirty;
+
 import java.util.List;
 
 /** Where sessions come from: the site's own catalog, or the controller's. */
@@ -9,4 +11,7 @@ public interface ImageSessions {
 
     /** Starts a session; blocks (it may talk to the controller). */
     ImageSession open(String name);
+
+    /** Whether writes in these sessions join the dirty set, for a controller to learn of them. */
+    Dirty dirty();
 }

@@ -1,6 +1,7 @@
 package io.heliotrope.storage.image;
 
 import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 
@@ -21,6 +22,12 @@ public final class LocalSessions implements ImageSessions {
     @Override
     public List<String> imageNames() {
         return store.listImages().stream().map(ImageInfo::name).toList();
+    }
+
+    /** No controller to tell. */
+    @Override
+    public Dirty dirty() {
+        return Dirty.SKIP;
     }
 
     @Override

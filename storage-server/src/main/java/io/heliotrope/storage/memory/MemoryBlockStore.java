@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.ImageNames;
+import io.heliotrope.storage.view.ViewCache;
 
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -23,24 +24,16 @@ import static io.heliotrope.storage.ImageNames.checkSize;
 /**
  * A {@link BlockStore} in the heap: nothing survives the process. For tests, demos and
  * for measuring the NBD path without storage costs. Blocks live in arrays indexed by
- * block number, so an access costs no lookup.
+ * block number, so an access costs no lookup. It keeps the site's {@link #view() view
+ * cache} too.
  */
 public final class MemoryBlockStore implements BlockStore {
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
 
     private final Map<String, MemoryImage> byName = new TreeMap<>();
     private final Map<Long, MemoryImage> byId = new ConcurrentHashMap<>();
+    private final MemoryViewCache view = new MemoryViewCache();
     private long nextId = 1;
-    private final boolean trackDirty;
-
-    public MemoryBlockStore() {
-        this(true);
-    }
-
-    /** @param trackDirty whether writes record their blocks as dirty (a site with a controller needs it) */
-    public MemoryBlockStore(boolean trackDirty) {
-        this.trackDirty = trackDirty;
-    }
 
     private static final class MemoryImage {
         private ImageInfo info;
@@ -48,8 +41,6 @@ public final class MemoryBlockStore implements BlockStore {
         private long[] versions;
         private byte[][] data;
         private final ConcurrentSkipListMap<Long, BlockVersion> dirty = new ConcurrentSkipListMap<>();
-        private final TreeMap<Long, GlobalBlock> view = new TreeMap<>();
-        private long viewSeq;
 
         MemoryImage(ImageInfo info) {
             this.info = info;
@@ -89,6 +80,7 @@ public final class MemoryBlockStore implements BlockStore {
         MemoryImage image = named(name);
         byName.remove(name);
         byId.remove(image.info.id());
+        view.forget(image.info.id());
     }
 
     @Override
@@ -101,7 +93,7 @@ public final class MemoryBlockStore implements BlockStore {
         image.versions = Arrays.copyOf(image.versions, blocks);
         image.data = Arrays.copyOf(image.data, blocks);
         image.dirty.tailMap((long) blocks).clear();
-        image.view.tailMap((long) blocks).clear();
+        view.truncate(image.info.id(), blocks);
         return image.info;
     }
 
@@ -135,7 +127,7 @@ public final class MemoryBlockStore implements BlockStore {
     }
 
     @Override
-    public void write(long imageId, long firstBlock, ByteBuffer source, long version, boolean sync) {
+    public void write(long imageId, long firstBlock, ByteBuffer source, long version, Dirty dirty, boolean sync) {
         MemoryImage image = byId(imageId);
         int count = source.remaining() / BLOCK_SIZE;
         for (int i = 0; i < count; i++) {
@@ -148,34 +140,34 @@ public final class MemoryBlockStore implements BlockStore {
             source.get(block);
             image.data[index] = block;
             image.versions[index] = version;
-            if (trackDirty) {
+            if (dirty == Dirty.RECORD) {
                 image.dirty.put((long) index, new BlockVersion(index, version, BlockState.DATA));
             }
         }
     }
 
     @Override
-    public void zero(long imageId, long firstBlock, long count, long version, boolean sync) {
+    public void zero(long imageId, long firstBlock, long count, long version, Dirty dirty, boolean sync) {
         MemoryImage image = byId(imageId);
         for (int index = (int) firstBlock; index < firstBlock + count; index++) {
             if (image.data[index] != null) {
-                markZero(image, index, version);
+                markZero(image, index, version, dirty);
             }
         }
     }
 
     @Override
-    public void zeroBlocks(long imageId, long[] blocks, long version, boolean sync) {
+    public void zeroBlocks(long imageId, long[] blocks, long version, Dirty dirty, boolean sync) {
         MemoryImage image = byId(imageId);
         for (long block : blocks) {
-            markZero(image, (int) block, version);
+            markZero(image, (int) block, version, dirty);
         }
     }
 
-    private void markZero(MemoryImage image, int index, long version) {
+    private static void markZero(MemoryImage image, int index, long version, Dirty dirty) {
         image.data[index] = null;
         image.versions[index] = version;
-        if (trackDirty) {
+        if (dirty == Dirty.RECORD) {
             image.dirty.put((long) index, new BlockVersion(index, version, BlockState.ZERO));
         }
     }
@@ -202,28 +194,6 @@ public final class MemoryBlockStore implements BlockStore {
                 visitor.accept(new BlockVersion(i, image.versions[i], state));
             }
         }
-    }
-
-    @Override
-    public synchronized long viewSeq(long imageId) {
-        return byId(imageId).viewSeq;
-    }
-
-    @Override
-    public synchronized void forEachViewEntry(long imageId, Consumer<GlobalBlock> visitor) {
-        byId(imageId).view.values().forEach(visitor);
-    }
-
-    @Override
-    public synchronized void applyView(long imageId, long metaSeq, boolean replace, List<GlobalBlock> entries) {
-        MemoryImage image = byId(imageId);
-        if (replace) {
-            image.view.clear();
-        }
-        for (GlobalBlock entry : entries) {
-            image.view.put(entry.block(), entry);
-        }
-        image.viewSeq = metaSeq;
     }
 
     @Override
@@ -258,6 +228,17 @@ public final class MemoryBlockStore implements BlockStore {
     @Override
     public void sync() {
         // Nothing is durable here, so there is nothing to wait for.
+    }
+
+    /** The cached global metadata of this store's images, in the heap as well. */
+    public ViewCache view() {
+        return view;
+    }
+
+    /** No block files, no index. */
+    @Override
+    public StoreStats stats() {
+        return new StoreStats(0, 0, 0, 0, 0);
     }
 
     @Override

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongUnaryOperator;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.rocksdb.IndexEntries.INLINE;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -153,6 +154,27 @@ final class BlockFiles implements AutoCloseable {
         // Looked up first, which takes no lock: one image's writes find the mark there nearly always.
         if (!unsynced.contains(imageId)) {
             unsynced.add(imageId);
+        }
+    }
+
+    /**
+     * Writes blocks {@code from} to {@code to} of {@code source} (block {@code i} at
+     * {@code i * BLOCK_SIZE}, block 0 being {@code firstBlock} of the image) into their
+     * {@code slots}, in runs of blocks that lie together in the file and whose slots all
+     * held data before or none did; blocks whose slot is {@link IndexEntries#INLINE} stay out.
+     */
+    void writeRuns(long imageId, long firstBlock, ByteBuffer source, int[] slots, boolean[] heldData, int from, int to) {
+        for (int end; from < to; from = end) {
+            end = from + 1;
+            if (slots[from] == INLINE) {
+                continue;
+            }
+            long offset = offset(firstBlock + from, slots[from]);
+            while (end < to && slots[end] != INLINE && heldData[end] == heldData[from]
+                    && offset(firstBlock + end, slots[end]) == offset + (long) (end - from) * BLOCK_SIZE) {
+                end++;
+            }
+            write(imageId, offset, source.slice(from * BLOCK_SIZE, (end - from) * BLOCK_SIZE), heldData[from]);
         }
     }
 

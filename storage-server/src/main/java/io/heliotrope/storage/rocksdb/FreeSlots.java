@@ -66,6 +66,16 @@ final class FreeSlots {
         return chunk(imageId, block).unsynced.get(bit(block));
     }
 
+    /** Whether a block of the range was written since the last {@link #synced()}. */
+    boolean unsynced(long imageId, long firstBlock, int count) {
+        for (long block = firstBlock; block < firstBlock + count; block++) {
+            if (unsynced(imageId, block)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether the block's current copy is inline, in the index. */
     boolean inline(long imageId, long block) {
         return chunk(imageId, block).inline.get(bit(block));

@@ -1,8 +1,16 @@
 package io.heliotrope.storage.rocksdb;
 
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
+
+import static io.heliotrope.storage.rocksdb.BlockFiles.GROUP;
+import static io.heliotrope.storage.rocksdb.IndexEntries.isInline;
+import static io.heliotrope.storage.rocksdb.IndexEntries.key;
+import static java.util.Objects.requireNonNull;
 
 /**
  * Per image, the groups known to have no block entries of their own in the index, so a
@@ -17,9 +25,37 @@ final class GroupsWithoutBlockEntries {
 
     private record Chunk(long imageId, long index) {}
 
+    private final IndexDb index;
+    private final IndexScan scan;
     private final Map<Chunk, BitSet> chunks = new HashMap<>();
 
-    boolean contains(long imageId, long group) {
+    GroupsWithoutBlockEntries(IndexDb index, IndexScan scan) {
+        this.index = requireNonNull(index, "index is null");
+        this.scan = requireNonNull(scan, "scan is null");
+    }
+
+    /**
+     * Adds to the batch the deletion of the entries of a group's blocks (and of their inline
+     * copies), which its new group entry replaces; nothing to look for in a group known to
+     * have none.
+     */
+    void deleteBlockEntries(WriteBatch batch, long imageId, long group) throws RocksDBException {
+        if (contains(imageId, group)) {
+            return;
+        }
+        scan.forEachGroup(imageId, group * GROUP, (group + 1) * GROUP, Integer.MAX_VALUE, (first, groupEntry, own) -> {
+            for (int i = 0; i < GROUP; i++) {
+                if (own[i] != null) {
+                    batch.delete(index.blocks, key(imageId, first + i));
+                    if (isInline(own[i])) {
+                        batch.delete(index.inline, key(imageId, first + i));
+                    }
+                }
+            }
+        });
+    }
+
+    private boolean contains(long imageId, long group) {
         BitSet groups = chunks.get(chunkOf(imageId, group));
         return groups != null && groups.get(bit(group));
     }

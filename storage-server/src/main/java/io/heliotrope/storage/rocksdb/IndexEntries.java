@@ -1,6 +1,10 @@
 package io.heliotrope.storage.rocksdb;
 
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
+
 import java.nio.ByteBuffer;
+import java.util.zip.CRC32C;
 
 import static io.heliotrope.storage.rocksdb.BlockFiles.GROUP;
 
@@ -74,6 +78,18 @@ final class IndexEntries {
 
     static int crc(byte[] entry) {
         return ByteBuffer.wrap(entry).getInt(CRC);
+    }
+
+    /** The checksum an entry keeps of a block's data. */
+    static int checksum(ByteBuffer data) {
+        CRC32C crc = new CRC32C();
+        crc.update(data.duplicate());
+        return (int) crc.getValue();
+    }
+
+    /** The version and state of a block entry, or of a {@link DirtyLog} value, which starts the same way. */
+    static BlockVersion blockVersion(long block, byte[] value) {
+        return new BlockVersion(block, version(value), value[STATE] == STATE_DATA ? BlockState.DATA : BlockState.ZERO);
     }
 
     /** A group entry for data: the slot and checksum of each block, from {@code from} in the arrays on. */

@@ -20,6 +20,7 @@ import io.heliotrope.storage.rocksdb.RocksBlockStore;
 import io.heliotrope.storage.view.Controller;
 import io.heliotrope.storage.view.ControllerSessions;
 import io.heliotrope.storage.view.GrpcController;
+import io.heliotrope.storage.view.ViewCache;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.buffer.ByteBufAllocator;
@@ -56,10 +57,17 @@ public final class StorageServer implements AutoCloseable {
         try {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             components.push(registry::close);
-            BlockStore store = switch (config.store()) {
-                case ROCKSDB -> new RocksBlockStore(config.dataDir(), config.blockCacheBytes(), config.controller() != null);
-                case MEMORY -> new MemoryBlockStore(config.controller() != null);
-            };
+            BlockStore store;
+            ViewCache view;
+            if (config.store() == SiteConfig.StoreKind.MEMORY) {
+                MemoryBlockStore memory = new MemoryBlockStore();
+                store = memory;
+                view = memory.view();
+            } else {
+                RocksBlockStore rocks = new RocksBlockStore(config.dataDir(), config.blockCacheBytes());
+                store = rocks;
+                view = rocks.view();
+            }
             components.push(store);
             StorageMetrics.bind(registry, store);
 
@@ -72,7 +80,7 @@ public final class StorageServer implements AutoCloseable {
             if (config.controller() != null) {
                 Controller controller = new GrpcController(config.site(), config.controller());
                 components.push(controller);
-                controlled = new ControllerSessions(config.site(), store, controller, sessionCalls, config.checkpointInterval(), config.checkpointBlocks());
+                controlled = new ControllerSessions(config.site(), store, view, controller, sessionCalls, config.checkpointInterval(), config.checkpointBlocks());
                 sessions = controlled;
                 StorageMetrics.bindOrphans(registry, controlled);
             }
@@ -96,7 +104,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService grpcCalls = BoundedExecutors.fixed("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             components.push(() -> BoundedExecutors.shutdown(grpcCalls, SHUTDOWN_PATIENCE));
             grpc = GrpcServers.start(new InetSocketAddress(config.bind(), config.grpcPort()), grpcCalls,
-                    new ImageGrpcService(new ImageManager(store, exports, adminCalls, config.controller())));
+                    new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller())));
             components.push(() -> GrpcServers.shutdown(grpc));
 
             metrics = new MetricsHttpServer(new InetSocketAddress(config.bind(), config.metricsPort()), registry);

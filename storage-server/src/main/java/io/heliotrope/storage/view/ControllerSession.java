@@ -54,6 +54,7 @@ final class ControllerSession implements ImageSession {
     private volatile long epoch;
     private final long ttlNanos;
     private final BlockStore store;
+    private final ViewCache view;
     private final Controller controller;
     private final Orphans orphans;
     private final ScheduledExecutorService scheduler;
@@ -75,14 +76,15 @@ final class ControllerSession implements ImageSession {
     private ScheduledFuture<?> checkpoints;
 
     /** Starts renewing the lease granted at {@code grantedAtNanos} right away. */
-    ControllerSession(String site, ImageInfo info, long epoch, Duration ttl, long grantedAtNanos, BlockStore store, Controller controller,
-            Orphans orphans, ScheduledExecutorService scheduler) {
+    ControllerSession(String site, ImageInfo info, long epoch, Duration ttl, long grantedAtNanos, BlockStore store, ViewCache view,
+            Controller controller, Orphans orphans, ScheduledExecutorService scheduler) {
         this.site = requireNonNull(site, "site is null");
         this.info = requireNonNull(info, "info is null");
         this.grantEpoch = epoch;
         this.epoch = epoch;
         this.ttlNanos = ttl.toNanos();
         this.store = requireNonNull(store, "store is null");
+        this.view = requireNonNull(view, "view is null");
         this.controller = requireNonNull(controller, "controller is null");
         this.orphans = requireNonNull(orphans, "orphans is null");
         this.scheduler = requireNonNull(scheduler, "scheduler is null");
@@ -93,7 +95,7 @@ final class ControllerSession implements ImageSession {
 
     /** Finds the stale blocks (the view must be synced), then starts checkpointing. */
     void activate(Duration checkpointInterval, long checkpointBlocks) {
-        StaleBlocks.find(store, info.id(), entry -> stale.put(entry.block(), entry));
+        StaleBlocks.find(store, view, info.id(), entry -> stale.put(entry.block(), entry));
         this.checkpointBlocks = checkpointBlocks;
         long checkpointMillis = checkpointInterval.toMillis();
         checkpoints = scheduler.scheduleWithFixedDelay(this::checkpoint, checkpointMillis, checkpointMillis, TimeUnit.MILLISECONDS);
@@ -266,7 +268,7 @@ final class ControllerSession implements ImageSession {
             }
             long metaSeq = controller.flush(info.name(), epoch, dirty, release);
             validUntilNanos = sentAt + ttlNanos * 4 / 5;
-            StaleBlocks.committed(store, info.id(), site, metaSeq, dirty);
+            StaleBlocks.committed(store, view, info.id(), site, metaSeq, dirty);
             log.debug("{}: flushed {} blocks (metaSeq {}{})", info.name(), dirty.size(), metaSeq, release ? ", lease released" : "");
         } catch (HeliotropeException e) {
             if (!refused(e)) {

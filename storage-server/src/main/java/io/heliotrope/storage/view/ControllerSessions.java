@@ -3,6 +3,7 @@ package io.heliotrope.storage.view;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockVersion;
+import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageSession;
@@ -38,6 +39,7 @@ public final class ControllerSessions implements ImageSessions {
 
     private final String site;
     private final BlockStore store;
+    private final ViewCache view;
     private final Controller controller;
     private final ScheduledExecutorService scheduler;
     private final Duration checkpointInterval;
@@ -54,10 +56,11 @@ public final class ControllerSessions implements ImageSessions {
      * @param checkpointInterval how often dirty blocks go to the controller while an image is open
      * @param checkpointBlocks how many blocks written since the last checkpoint start one early
      */
-    public ControllerSessions(String site, BlockStore store, Controller controller, ScheduledExecutorService scheduler,
+    public ControllerSessions(String site, BlockStore store, ViewCache view, Controller controller, ScheduledExecutorService scheduler,
             Duration checkpointInterval, long checkpointBlocks) {
         this.site = requireNonNull(site, "site is null");
         this.store = requireNonNull(store, "store is null");
+        this.view = requireNonNull(view, "view is null");
         this.controller = requireNonNull(controller, "controller is null");
         this.scheduler = requireNonNull(scheduler, "scheduler is null");
         this.checkpointInterval = requireNonNull(checkpointInterval, "checkpointInterval is null");
@@ -106,7 +109,7 @@ public final class ControllerSessions implements ImageSessions {
             left = held.get(true);
             if (!left.isEmpty()) {
                 long metaSeq = controller.flush(image.name(), lease.epoch(), left, true);
-                StaleBlocks.committed(store, image.id(), site, metaSeq, left);
+                StaleBlocks.committed(store, view, image.id(), site, metaSeq, left);
                 log.info("{}: flushed {} blocks left over from epochs {} to {}", image.name(), left.size(), lease.grantEpoch(), lease.epoch());
             }
         } catch (HeliotropeException e) {
@@ -131,6 +134,12 @@ public final class ControllerSessions implements ImageSessions {
         return names;
     }
 
+    /** Dirty until flushed to the controller. */
+    @Override
+    public Dirty dirty() {
+        return Dirty.RECORD;
+    }
+
     /** Takes the lease, syncs the view, finds the stale blocks; in its image's turn, so recovery never flushes a live session's blocks. */
     @Override
     public ImageSession open(String name) {
@@ -143,7 +152,7 @@ public final class ControllerSessions implements ImageSessions {
         if (local != null) {
             // An earlier session that could not flush at close goes first (recovery: flushed if its holding is still current, else orphaned).
             recover(local);
-            cachedSeq = store.viewSeq(local.id());
+            cachedSeq = view.metaSeq(local.id());
         }
         long grantedAt = System.nanoTime();
         Controller.Opened opened = controller.open(name, cachedSeq);
@@ -152,8 +161,8 @@ public final class ControllerSessions implements ImageSessions {
         try {
             info = local == null ? store.createImage(name, opened.sizeBytes())
                     : local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
-            session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, controller, this::orphan, scheduler);
-            store.applyView(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
+            session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, view, controller, this::orphan, scheduler);
+            view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
             session.activate(checkpointInterval, checkpointBlocks);
         } catch (RuntimeException e) {
             giveUp(name, opened.epoch(), session, e);

@@ -21,7 +21,7 @@ public final class StaleBlocks {
      * current; a block the view does not know reads as never written (version 0, no holder).
      * Index and view both come in block order, so one pass over each suffices.
      */
-    public static void find(BlockStore store, long imageId, Consumer<GlobalBlock> stale) {
+    public static void find(BlockStore store, ViewCache view, long imageId, Consumer<GlobalBlock> stale) {
         long[] dirty = store.dirtyBlocks(imageId).stream().mapToLong(BlockVersion::block).toArray();
         LongList blocks = new LongList();
         LongList versions = new LongList();
@@ -32,7 +32,7 @@ public final class StaleBlocks {
             }
         });
         int[] next = {0};
-        store.forEachViewEntry(imageId, global -> {
+        view.forEachEntry(imageId, global -> {
             for (; next[0] < blocks.size() && blocks.get(next[0]) < global.block(); next[0]++) {
                 stale.accept(new GlobalBlock(blocks.get(next[0]), 0, null));
             }
@@ -54,10 +54,10 @@ public final class StaleBlocks {
      * directly follows the cached view (the lease holder is the only writer), enter the
      * view as held here, so the view stays current without a sync.
      */
-    static void committed(BlockStore store, long imageId, String site, long metaSeq, List<BlockVersion> flushed) {
+    static void committed(BlockStore store, ViewCache view, long imageId, String site, long metaSeq, List<BlockVersion> flushed) {
         // An empty flush takes no metaSeq: the seq it returns may be a commit this site never saw.
-        if (!flushed.isEmpty() && metaSeq == store.viewSeq(imageId) + 1) {
-            store.applyView(imageId, metaSeq, false, flushed.stream()
+        if (!flushed.isEmpty() && metaSeq == view.metaSeq(imageId) + 1) {
+            view.apply(imageId, metaSeq, false, flushed.stream()
                     .map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : site))
                     .toList());
         }

@@ -1,7 +1,7 @@
 package io.heliotrope.storage.image;
 
 import io.heliotrope.nbd.BlockDevice;
-import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.view.ControllerSessions;
@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TestOpenImage {
-    private final BlockStore store = new MemoryBlockStore();
+    private final MemoryBlockStore store = new MemoryBlockStore();
     /** Where sessions take their next epoch: run by the test, when it wants the epoch to arrive. */
     private final Queue<Runnable> sessionTasks = new ArrayDeque<>();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
@@ -71,11 +71,11 @@ class TestOpenImage {
     void writesGoOnThroughTheCounterLimitUnderTheNextEpochOfTheSameLeaseAndAllFlushAtClose() {
         TestingController controller = new TestingController();
         controller.createImage("disk", 8 * BLOCK_SIZE);
-        ImageSession session = new ControllerSessions("a", store, controller.forSite("a"), scheduler, Duration.ofMinutes(1), 1 << 20)
+        ImageSession session = new ControllerSessions("a", store, store.view(), controller.forSite("a"), scheduler, Duration.ofMinutes(1), 1 << 20)
                 .open("disk");
         long granted = session.epoch();
         OpenImage image = new OpenImage(session, sessionTasks::add, Version.MAX_COUNTER - 3);
-        BlockDevice device = new ImageDevice(image, store, Runnable::run, UnpooledByteBufAllocator.DEFAULT, session::close);
+        BlockDevice device = new ImageDevice(image, store, Dirty.RECORD, Runnable::run, UnpooledByteBufAllocator.DEFAULT, session::close);
 
         for (int block = 0; block < 3; block++) {
             write(device, block);

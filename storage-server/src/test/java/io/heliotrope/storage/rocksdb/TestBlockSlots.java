@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -91,34 +92,34 @@ class TestBlockSlots {
 
     @Test
     void aBlockRewrittenBeforeASyncGoesInlineSoNoSlotACrashCouldBringBackIsOverwritten() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE);
             for (int block = 0; block < 64; block++) {
-                store.write(image.id(), block, block(block), 1, false);
+                store.write(image.id(), block, block(block), 1, RECORD, false);
             }
             store.sync();
             long before = store.syncs();
-            store.write(image.id(), 7, block(100), 2, false);
-            store.write(image.id(), 7, block(101), 3, false);
-            store.write(image.id(), 7, block(102), 4, false);
+            store.write(image.id(), 7, block(100), 2, RECORD, false);
+            store.write(image.id(), 7, block(101), 3, RECORD, false);
+            store.write(image.id(), 7, block(102), 4, RECORD, false);
             assertThat(store.syncs()).as("rewrites need no sync").isEqualTo(before);
             assertThat(fileHolds(image.id(), 7, 0, 7)).as("the synced copy, where a crash would bring the index back to").isTrue();
             assertThat(fileHolds(image.id(), 7, 1, 100)).as("the first copy since the sync, which a crash may also bring back").isTrue();
             assertThat(read(store, image.id(), 6, 3).array()).startsWith(block(6).array()).endsWith(block(8).array())
                     .containsSequence(block(102).array());
 
-            store.zero(image.id(), 8, 1, 2, false);
-            store.write(image.id(), 8, block(103), 3, false);
-            store.write(image.id(), 9, block(104), 2, false);
-            store.zero(image.id(), 9, 1, 3, false);
+            store.zero(image.id(), 8, 1, 2, RECORD, false);
+            store.write(image.id(), 8, block(103), 3, RECORD, false);
+            store.write(image.id(), 9, block(104), 2, RECORD, false);
+            store.zero(image.id(), 9, 1, 3, RECORD, false);
             assertThat(store.syncs()).isEqualTo(before);
             assertThat(read(store, image.id(), 8, 2).array()).startsWith(block(103).array()).endsWith(block(0).array());
 
             store.sync();
-            store.write(image.id(), 7, block(105), 5, false);
+            store.write(image.id(), 7, block(105), 5, RECORD, false);
             assertThat(fileHolds(image.id(), 7, 0, 105)).as("after a sync the inline copy is the synced one: a slot takes the write").isTrue();
         }
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             long id = store.image("disk").id();
             assertThat(read(store, id, 7, 3).array()).startsWith(block(105).array()).containsSequence(block(103).array()).endsWith(block(0).array());
         }
@@ -126,24 +127,24 @@ class TestBlockSlots {
 
     @Test
     void inlineCopiesSurviveAReopenAndGiveWayToTheNextWrite() {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
-            store.write(image.id(), 3, block(1), 1, false);
-            store.write(image.id(), 3, block(2), 2, false);
+            store.write(image.id(), 3, block(1), 1, RECORD, false);
+            store.write(image.id(), 3, block(2), 2, RECORD, false);
         }
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             long id = store.image("disk").id();
             assertThat(read(store, id, 3, 1)).isEqualTo(block(2));
-            store.write(id, 3, block(3), 3, false);
-            store.write(id, 4, block(4), 3, false);
-            store.write(id, 4, block(5), 4, false);
+            store.write(id, 3, block(3), 3, RECORD, false);
+            store.write(id, 4, block(4), 3, RECORD, false);
+            store.write(id, 4, block(5), 4, RECORD, false);
             assertThat(read(store, id, 0, 256).slice(3 * BLOCK_SIZE, 2 * BLOCK_SIZE)).isEqualTo(ByteBuffer.allocate(2 * BLOCK_SIZE).put(block(3)).put(block(5)).flip());
             long syncs = store.syncs();
-            store.write(id, 0, ByteBuffer.allocate(256 * BLOCK_SIZE), 5, false);
+            store.write(id, 0, ByteBuffer.allocate(256 * BLOCK_SIZE), 5, RECORD, false);
             assertThat(store.syncs()).as("a whole group over blocks written since the sync syncs first").isEqualTo(syncs + 1);
             assertThat(read(store, id, 4, 1)).isEqualTo(ByteBuffer.allocate(BLOCK_SIZE));
         }
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             assertThat(read(store, store.image("disk").id(), 0, 256)).isEqualTo(ByteBuffer.allocate(256 * BLOCK_SIZE));
         }
     }
@@ -158,41 +159,41 @@ class TestBlockSlots {
 
     @Test
     void blocksWrittenTwiceInOneQueuedBatchOrSinceTheLastSyncGoInlineWithoutASync() {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", 768 * BLOCK_SIZE);
             for (int block = 0; block < 8; block++) {
-                store.write(image.id(), block, block(block), 1, false);
+                store.write(image.id(), block, block(block), 1, RECORD, false);
             }
             long before = store.syncs();
             List<CompletableFuture<Void>> queued = List.of(
-                    store.queueWrite(image.id(), 20, block(20), 2, false),
-                    store.queueWrite(image.id(), 21, block(21), 2, false));
+                    store.queueWrite(image.id(), 20, block(20), 2, RECORD, false),
+                    store.queueWrite(image.id(), 21, block(21), 2, RECORD, false));
             assertThat(queued).noneMatch(CompletableFuture::isDone);
             store.runQueuedWrites();
             assertThat(queued).allMatch(write -> write.isDone() && !write.isCompletedExceptionally());
 
-            store.queueWrite(image.id(), 40, block(40), 3, false);
-            store.queueWrite(image.id(), 5, block(41), 3, false);
-            store.queueWrite(image.id(), 40, block(42), 4, false);
+            store.queueWrite(image.id(), 40, block(40), 3, RECORD, false);
+            store.queueWrite(image.id(), 5, block(41), 3, RECORD, false);
+            store.queueWrite(image.id(), 40, block(42), 4, RECORD, false);
             store.runQueuedWrites();
-            store.queueWrite(image.id(), 50, block(50), 5, false);
-            store.queueWrite(image.id(), 50, block(51), 6, false);
+            store.queueWrite(image.id(), 50, block(50), 5, RECORD, false);
+            store.queueWrite(image.id(), 50, block(51), 6, RECORD, false);
             store.runQueuedWrites();
             assertThat(store.syncs()).as("rewrites of blocks written since the last sync go inline").isEqualTo(before);
 
             // A whole group and a block of it in one batch, either way round.
-            store.queueWrite(image.id(), 256, ByteBuffer.allocate(256 * BLOCK_SIZE), 8, false);
-            store.queueWrite(image.id(), 259, block(33), 9, false);
+            store.queueWrite(image.id(), 256, ByteBuffer.allocate(256 * BLOCK_SIZE), 8, RECORD, false);
+            store.queueWrite(image.id(), 259, block(33), 9, RECORD, false);
             store.runQueuedWrites();
             assertThat(store.syncs()).as("the group was committed before the block went inline").isEqualTo(before);
-            store.queueWrite(image.id(), 600, block(34), 10, false);
-            store.queueWrite(image.id(), 512, ByteBuffer.allocate(256 * BLOCK_SIZE), 11, false);
+            store.queueWrite(image.id(), 600, block(34), 10, RECORD, false);
+            store.queueWrite(image.id(), 512, ByteBuffer.allocate(256 * BLOCK_SIZE), 11, RECORD, false);
             store.runQueuedWrites();
             assertThat(store.syncs()).as("the block was committed, so the group over it synced first").isEqualTo(before + 1);
             assertThat(read(store, image.id(), 256, 512)).isEqualTo(ByteBuffer.allocate(512 * BLOCK_SIZE).put(3 * BLOCK_SIZE, block(33), 0, BLOCK_SIZE));
             before = store.syncs();
 
-            CompletableFuture<Void> beforeSync = store.queueWrite(image.id(), 60, block(60), 7, false);
+            CompletableFuture<Void> beforeSync = store.queueWrite(image.id(), 60, block(60), 7, RECORD, false);
             store.sync();
             assertThat(beforeSync).as("a sync runs the queued writes first").isDone();
             assertThat(store.syncs()).isEqualTo(before + 1);
@@ -212,7 +213,7 @@ class TestBlockSlots {
     void writesQueuedOnSeveralThreadsAllRunWhicheverThreadRunsThem() throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(4);
         CyclicBarrier endOfRound = new CyclicBarrier(4);
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("shared", 4 * 64 * BLOCK_SIZE);
             List<CompletableFuture<Void>> writers = new ArrayList<>();
             for (int thread = 0; thread < 4; thread++) {
@@ -224,9 +225,9 @@ class TestBlockSlots {
                             List<CompletableFuture<Void>> queued = new ArrayList<>();
                             for (int block = first; block < first + 64; block += 8) {
                                 if (direct) {
-                                    store.write(image.id(), block + round % 8, block(block + round), round, true);
+                                    store.write(image.id(), block + round % 8, block(block + round), round, RECORD, true);
                                 } else {
-                                    queued.add(store.queueWrite(image.id(), block + round % 8, block(block + round), round, true));
+                                    queued.add(store.queueWrite(image.id(), block + round % 8, block(block + round), round, RECORD, true));
                                     store.runQueuedWrites();
                                 }
                             }
@@ -251,9 +252,9 @@ class TestBlockSlots {
 
     @Test
     void syncsTheBlockFilesBeforeRocksDbFlushesTheIndexToSyncedFiles() {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", 16 * BLOCK_SIZE);
-            store.write(image.id(), 3, block(3), 1, false);
+            store.write(image.id(), 3, block(3), 1, RECORD, false);
             assertThat(store.flushIndexLeavesUnsyncedData()).isFalse();
             assertThat(read(store, image.id(), 3, 1).get(0)).isEqualTo((byte) 3);
         }
@@ -261,9 +262,9 @@ class TestBlockSlots {
 
     @Test
     void aCatalogChangeThatSyncsTheWalSyncsTheBlockDataItsIndexEntriesPointAtFirst() {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", 16 * BLOCK_SIZE);
-            store.write(image.id(), 3, block(3), 1, false);
+            store.write(image.id(), 3, block(3), 1, RECORD, false);
             assertThat(store.blockDataUnsynced()).isTrue();
             store.beginSession(image.id());
             assertThat(store.blockDataUnsynced()).as("the WAL sync took block 3's index entry along").isFalse();
@@ -273,17 +274,17 @@ class TestBlockSlots {
     @Test
     void runsThatCrossFromOneMappedGibibyteOfTheFileToTheNextReadBack() {
         long first = 511 * 256;
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             // Slot 1 of group 511 ends where the file's second GiB, and slot 0 of group 512, begins.
             ImageInfo image = store.createImage("large", 600L << 20);
             assertThat(BlockFiles.offset(first + 255, 1) + BLOCK_SIZE).isEqualTo(1L << 30).isEqualTo(BlockFiles.offset(first + 256, 0));
             ByteBuffer group = ByteBuffer.allocate(256 * BLOCK_SIZE);
-            store.write(image.id(), first, group, 1, false);
+            store.write(image.id(), first, group, 1, RECORD, false);
             ByteBuffer data = ByteBuffer.allocate(512 * BLOCK_SIZE);
             for (int i = 0; i < 512; i++) {
                 data.put(block(i));
             }
-            store.write(image.id(), first, data.flip(), 2, false);
+            store.write(image.id(), first, data.flip(), 2, RECORD, false);
             ByteBuffer all = read(store, image.id(), first, 512);
             for (int i = 0; i < 512; i++) {
                 assertThat(all.get(i * BLOCK_SIZE + BLOCK_SIZE - 1)).as("block %s", first + i).isEqualTo((byte) i);
@@ -293,17 +294,17 @@ class TestBlockSlots {
 
     @Test
     void alternatesSlotsAndReadsRunsAcrossThem() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE);
             ByteBuffer first = ByteBuffer.allocate(300 * BLOCK_SIZE);
             for (int i = 0; i < 300; i++) {
                 first.put(block(i));
             }
-            store.write(image.id(), 0, first.flip(), 1, false);
+            store.write(image.id(), 0, first.flip(), 1, RECORD, false);
             store.sync();
             // Every other block moves to slot 1; a run of 300 blocks now reads as many pieces.
             for (int block = 0; block < 300; block += 2) {
-                store.write(image.id(), block, block(block + 1), 2, false);
+                store.write(image.id(), block, block(block + 1), 2, RECORD, false);
             }
             ByteBuffer all = read(store, image.id(), 0, 300);
             for (int i = 0; i < 300; i++) {
@@ -314,86 +315,10 @@ class TestBlockSlots {
     }
 
     @Test
-    void aWholeGroupWriteOverScatteredBlocksHasThemGatheredIntoOneSlotAfterTheNextSync() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
-            ImageInfo image = withBlocksInSlotOne(store, 1, 100, 2);
-            // 50 blocks take slot 0 and 206 slot 1; the sync this write asks for moves the 50 to slot 1.
-            store.write(image.id(), 0, group(7), 3, true);
-            assertThat(slotHolds(image.id(), 0, 1, 7)).as("every block's data in slot 1").isTrue();
-            long syncs = store.syncs();
-            store.write(image.id(), 0, group(11), 4, false);
-            assertThat(store.syncs()).as("the moved blocks' old slots, where the synced index points, are reused only after a sync")
-                    .isEqualTo(syncs + 1);
-            assertThat(slotHolds(image.id(), 0, 0, 11)).as("the next write of the group lands in one run").isTrue();
-            assertThat(read(store, image.id(), 0, 256)).isEqualTo(group(11));
-        }
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
-            assertThat(read(store, store.image("disk").id(), 0, 256)).isEqualTo(group(11));
-        }
-    }
-
-    @Test
-    void aRewriteThatSyncsFirstHasTheOtherScatteredGroupsGatheredButNotItsOwn() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
-            ImageInfo image = withBlocksInSlotOne(store, 2, 512, 3);
-            store.write(image.id(), 0, twoGroups(7), 3, false);
-            assertThat(slotHolds(image.id(), 1, 0, 7) || slotHolds(image.id(), 1, 1, 7)).as("group 1 is scattered").isFalse();
-            // Group 0 was written since the sync, so this write syncs first; then group 1 has nothing unsynced and is gathered.
-            store.write(image.id(), 0, group(9), 4, false);
-            assertThat(slotHolds(image.id(), 1, 1, 7)).as("group 1's data in slot 1, where most of its blocks were").isTrue();
-            assertThat(slotHolds(image.id(), 0, 0, 9) || slotHolds(image.id(), 0, 1, 9))
-                    .as("group 0 was just written: its blocks' other slots hold their synced copies, so it waits").isFalse();
-            ByteBuffer all = read(store, image.id(), 0, 512);
-            assertThat(all.slice(0, 256 * BLOCK_SIZE)).isEqualTo(group(9));
-            assertThat(all.slice(256 * BLOCK_SIZE, 256 * BLOCK_SIZE)).isEqualTo(group(7));
-        }
-    }
-
-    /**
-     * An image of {@code groups} groups written whole into slot 0, then every
-     * {@code step}-th block below {@code end} rewritten into slot 1, and synced.
-     */
-    private static ImageInfo withBlocksInSlotOne(RocksBlockStore store, int groups, int end, int step) {
-        ImageInfo image = store.createImage("disk", groups * 256L * BLOCK_SIZE);
-        store.write(image.id(), 0, ByteBuffer.allocate(groups * 256 * BLOCK_SIZE), 1, true);
-        for (int block = 0; block < end; block += step) {
-            store.write(image.id(), block, block(200), 2, false);
-        }
-        store.sync();
-        return image;
-    }
-
-    private static ByteBuffer twoGroups(int shift) {
-        return ByteBuffer.allocate(512 * BLOCK_SIZE).put(group(shift)).put(group(shift)).flip();
-    }
-
-    /** A group whose block {@code i} is filled with {@code (i + shift) % 256}. */
-    private static ByteBuffer group(int shift) {
-        ByteBuffer group = ByteBuffer.allocate(256 * BLOCK_SIZE);
-        for (int i = 0; i < 256; i++) {
-            group.put(block((i + shift) % 256));
-        }
-        return group.flip();
-    }
-
-    /** Whether {@code slot} of every block of one of the image's groups holds {@link #group(int) group(shift)}'s data. */
-    private boolean slotHolds(long imageId, int group, int slot, int shift) throws IOException {
-        try (RandomAccessFile file = new RandomAccessFile(blockFile(imageId).toFile(), "r")) {
-            for (int i = 0; i < 256; i++) {
-                file.seek(BlockFiles.offset(group * 256L + i, slot));
-                if (file.read() != (i + shift) % 256) {
-                    return false;
-                }
-            }
-        }
-        return true;
-    }
-
-    @Test
     void reportsDataThatFailsItsChecksum() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", BLOCK_SIZE);
-            store.write(image.id(), 0, block(7), 1, true);
+            store.write(image.id(), 0, block(7), 1, RECORD, true);
             try (RandomAccessFile file = new RandomAccessFile(blockFile(image.id()).toFile(), "rw")) {
                 file.seek(100);
                 file.write(8);
@@ -405,9 +330,9 @@ class TestBlockSlots {
 
     @Test
     void readsRacingRewritesOfTheirBlockSeeOneWholeVersion() throws Exception {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("hot", 2 * BLOCK_SIZE);
-            store.write(image.id(), 0, block(0), 1, false);
+            store.write(image.id(), 0, block(0), 1, RECORD, false);
             AtomicBoolean done = new AtomicBoolean();
             CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
                 int reads = 0;
@@ -423,7 +348,7 @@ class TestBlockSlots {
             });
             // Every write reuses a slot, so each one lands on data a read may be in the middle of.
             for (int round = 1; round <= 5_000 && !reader.isDone(); round++) {
-                store.write(image.id(), 0, block(round), round + 1, false);
+                store.write(image.id(), 0, block(round), round + 1, RECORD, false);
             }
             done.set(true);
             assertThat(reader.get(30, TimeUnit.SECONDS)).isPositive();
@@ -433,7 +358,7 @@ class TestBlockSlots {
     @Test
     void writersOnSeveralThreadsEachSeeTheirBlocksWhole() throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(4);
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("shared", 4 * 256 * BLOCK_SIZE);
             List<CompletableFuture<Void>> writers = new ArrayList<>();
             for (int thread = 0; thread < 4; thread++) {
@@ -441,7 +366,7 @@ class TestBlockSlots {
                 writers.add(CompletableFuture.runAsync(() -> {
                     for (int round = 1; round <= 20; round++) {
                         for (int block = first; block < first + 256; block++) {
-                            store.write(image.id(), block, block(block + round), round, false);
+                            store.write(image.id(), block, block(block + round), round, RECORD, false);
                         }
                     }
                 }, threads));
@@ -460,13 +385,13 @@ class TestBlockSlots {
 
     @Test
     void deletingAnImageRemovesItsFileAndResizingFitsIt() throws IOException {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = store.createImage("disk", 1024 * BLOCK_SIZE);
-            store.write(image.id(), 1000, block(1), 1, false);
+            store.write(image.id(), 1000, block(1), 1, RECORD, false);
             store.resizeImage("disk", 300 * BLOCK_SIZE);
             assertThat(Files.size(blockFile(image.id()))).isEqualTo(BlockFiles.offset(512, 0));
             store.resizeImage("disk", 3000 * BLOCK_SIZE);
-            store.write(image.id(), 2999, block(2), 2, false);
+            store.write(image.id(), 2999, block(2), 2, RECORD, false);
             assertThat(read(store, image.id(), 2999, 1).get(0)).isEqualTo((byte) 2);
             assertThat(Files.size(blockFile(image.id()))).isEqualTo(BlockFiles.length(3000));
             store.deleteImage("disk");
@@ -477,11 +402,11 @@ class TestBlockSlots {
     @Test
     void shrinkingAnImageNotUsedSinceTheStoreOpenedTruncatesItsFile() throws IOException {
         long imageId;
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             imageId = store.createImage("disk", 1024 * BLOCK_SIZE).id();
-            store.write(imageId, 1000, block(1), 1, false);
+            store.write(imageId, 1000, block(1), 1, RECORD, false);
         }
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             store.resizeImage("disk", 300 * BLOCK_SIZE);
             assertThat(Files.size(blockFile(imageId))).isEqualTo(BlockFiles.length(300));
         }
@@ -490,7 +415,7 @@ class TestBlockSlots {
     @Test
     void refusesADataDirectoryInTheEarlierSegmentFormat() throws IOException {
         Files.createDirectories(directory.resolve("segments"));
-        assertThatThrownBy(() -> new RocksBlockStore(directory, 8 << 20, true))
+        assertThatThrownBy(() -> new RocksBlockStore(directory, 8 << 20))
                 .hasMessageContaining("holds block data in segment files, written by an earlier Heliotrope build");
     }
 }

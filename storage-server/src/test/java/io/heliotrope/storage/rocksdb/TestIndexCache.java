@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
 import static io.heliotrope.storage.rocksdb.TestBlockSlots.filled;
 import static io.heliotrope.storage.rocksdb.TestBlockSlots.read;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,18 +71,18 @@ class TestIndexCache {
     /** An image of two groups of ones, read whole, so the cache has both. */
     private static ImageInfo cachedTwoGroups(RocksBlockStore store) {
         ImageInfo image = store.createImage("disk", 2L * GROUP_BYTES);
-        store.write(image.id(), 0, filled(2 * GROUP_BYTES, 1), 1, false);
+        store.write(image.id(), 0, filled(2 * GROUP_BYTES, 1), 1, RECORD, false);
         assertThat(read(store, image.id(), 0, 512)).isEqualTo(filled(2 * GROUP_BYTES, 1));
         return image;
     }
 
     @Test
     void readsOfACachedGroupSeeEveryWriteAndZeroThatFollows() {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = cachedTwoGroups(store);
-            store.write(image.id(), 10, filled(BLOCK_SIZE, 2), 2, false);
-            store.zero(image.id(), 20, 1, 3, false);
-            store.zeroBlocks(image.id(), new long[] {300}, 4, false);
+            store.write(image.id(), 10, filled(BLOCK_SIZE, 2), 2, RECORD, false);
+            store.zero(image.id(), 20, 1, 3, RECORD, false);
+            store.zeroBlocks(image.id(), new long[] {300}, 4, RECORD, false);
             ByteBuffer all = read(store, image.id(), 0, 512);
             assertThat(all.get(10 * BLOCK_SIZE)).isEqualTo((byte) 2);
             assertThat(all.get(20 * BLOCK_SIZE)).isZero();
@@ -93,7 +94,7 @@ class TestIndexCache {
 
     @Test
     void blocksCutOffByAShrinkReadAsZerosOnceTheImageGrowsAgain() {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = cachedTwoGroups(store);
             store.resizeImage("disk", GROUP_BYTES + BLOCK_SIZE);
             store.resizeImage("disk", 2L * GROUP_BYTES);
@@ -105,7 +106,7 @@ class TestIndexCache {
 
     @Test
     void aReadAfterAWriteReturnedSeesItWhileOtherReadsKeepFillingTheCache() throws Exception {
-        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20, true)) {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
             ImageInfo image = cachedTwoGroups(store);
             AtomicBoolean done = new AtomicBoolean();
             CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
@@ -116,7 +117,7 @@ class TestIndexCache {
                 return reads;
             });
             for (int round = 2; round < 2_000 && !reader.isDone(); round++) {
-                store.write(image.id(), round % 512, filled(BLOCK_SIZE, round), round, false);
+                store.write(image.id(), round % 512, filled(BLOCK_SIZE, round), round, RECORD, false);
                 assertThat(read(store, image.id(), 0, 512).get(round % 512 * BLOCK_SIZE)).as("round %s", round).isEqualTo((byte) round);
             }
             done.set(true);

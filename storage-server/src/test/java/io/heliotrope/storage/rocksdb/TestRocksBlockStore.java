@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.List;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class TestRocksBlockStore extends AbstractTestBlockStore {
@@ -32,9 +32,8 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
     void keepsImagesBlocksAndEpochsAcrossReopen() {
         ImageInfo image = store.createImage("durable", 4 * BLOCK_SIZE);
         long epoch = store.beginSession(image.id());
-        store.write(image.id(), 1, blocks(2, 3, true), Version.compose(epoch, 1), false);
-        store.zero(image.id(), 2, 1, Version.compose(epoch, 2), false);
-        store.applyView(image.id(), 4, false, List.of(new BlockStore.GlobalBlock(3, 1, "east")));
+        store.write(image.id(), 1, blocks(2, 3, true), Version.compose(epoch, 1), RECORD, false);
+        store.zero(image.id(), 2, 1, Version.compose(epoch, 2), RECORD, false);
         store.close();
 
         store = createStore();
@@ -45,18 +44,15 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
         assertThat(store.beginSession(image.id())).isGreaterThan(epoch);
         assertThat(store.createImage("next", BLOCK_SIZE).id()).isGreaterThan(image.id());
         assertThat(store.dirtyBlocks(image.id())).hasSize(2);
-        assertThat(viewOf(image.id())).containsExactly(new BlockStore.GlobalBlock(3, 1, "east"));
-        assertThat(store.viewSeq(image.id())).isEqualTo(4);
     }
 
     @Test
-    void aStoreWithoutDirtyTrackingKeepsNoDirtySet(@TempDir Path other) {
-        try (RocksBlockStore standalone = new RocksBlockStore(other, 8 << 20, false)) {
-            ImageInfo image = standalone.createImage("alone", 4 * BLOCK_SIZE);
-            standalone.write(image.id(), 0, blocks(2, 1, false), 1, false);
-            standalone.zeroBlocks(image.id(), new long[] {3}, 2, false);
-            assertThat(standalone.dirtyBlocks(image.id())).isEmpty();
-            assertThat(standalone.usage(image.id())).isEqualTo(new BlockStore.ImageUsage(2, 1));
-        }
+    void statsGiveTheSizesOfTheBlockFilesAndTheIndex() {
+        ImageInfo image = store.createImage("sized", 512 * BLOCK_SIZE);
+        store.write(image.id(), 0, blocks(1, 1, false), 1, RECORD, false);
+        BlockStore.StoreStats stats = store.stats();
+        assertThat(stats.blockFileBytes()).isEqualTo(BlockFiles.length(512));
+        assertThat(stats.indexMemtableBytes()).isPositive();
+        assertThat(stats.indexKeys()).isPositive();
     }
 }

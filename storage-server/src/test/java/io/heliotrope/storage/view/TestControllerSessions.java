@@ -27,6 +27,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -35,8 +36,8 @@ class TestControllerSessions {
     private final TestingController controller = new TestingController();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final ExecutorService callers = Executors.newCachedThreadPool();
-    private final BlockStore storeA = new MemoryBlockStore();
-    private final BlockStore storeB = new MemoryBlockStore();
+    private final MemoryBlockStore storeA = new MemoryBlockStore();
+    private final MemoryBlockStore storeB = new MemoryBlockStore();
 
     TestControllerSessions() {
         controller.createImage("disk", 64 * BLOCK_SIZE);
@@ -50,8 +51,8 @@ class TestControllerSessions {
         storeB.close();
     }
 
-    private ControllerSessions sessions(String site, BlockStore store, long checkpointBlocks) {
-        return new ControllerSessions(site, store, controller.forSite(site), scheduler, Duration.ofMinutes(1), checkpointBlocks);
+    private ControllerSessions sessions(String site, MemoryBlockStore store, long checkpointBlocks) {
+        return new ControllerSessions(site, store, store.view(), controller.forSite(site), scheduler, Duration.ofMinutes(1), checkpointBlocks);
     }
 
     private static ImageExports exports(ControllerSessions sessions, BlockStore store) {
@@ -171,7 +172,7 @@ class TestControllerSessions {
         controller.createImage("other", 64 * BLOCK_SIZE);
         long epoch = sessions("a", storeA, 1 << 20).open("disk").epoch();
         long image = storeA.image("disk").id();
-        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(epoch, 1), false);
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(epoch, 1), RECORD, false);
         // The process dies here: no close. A new process over the same store recovers while opening another image.
         ControllerSessions restarted = sessions("a", storeA, 1 << 20);
         CountDownLatch entered = new CountDownLatch(1);
@@ -195,9 +196,9 @@ class TestControllerSessions {
         ImageSession session = sessions("a", storeA, 1 << 20).open("disk");
         long image = storeA.image("disk").id();
         long granted = session.epoch();
-        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(granted, Version.MAX_COUNTER), false);
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(granted, Version.MAX_COUNTER), RECORD, false);
         long advanced = session.nextEpoch();
-        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(advanced, 1), false);
+        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(advanced, 1), RECORD, false);
         // The process dies here: no close. A new process over the same store recovers.
         ControllerSessions restarted = sessions("a", storeA, 1 << 20);
         restarted.recover();
@@ -217,9 +218,9 @@ class TestControllerSessions {
         controller.forSite("b").flush("disk", fenced + 1, List.of(), true);
         ImageSession current = sessions.open("disk");
         long image = storeA.image("disk").id();
-        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(fenced, 7), false);
-        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(current.epoch(), 1), false);
-        storeA.write(image, 3, filled(1, 3).nioBuffer(), Version.compose(current.nextEpoch(), 1), false);
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(fenced, 7), RECORD, false);
+        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(current.epoch(), 1), RECORD, false);
+        storeA.write(image, 3, filled(1, 3).nioBuffer(), Version.compose(current.nextEpoch(), 1), RECORD, false);
 
         ControllerSessions restarted = sessions("a", storeA, 1 << 20);
         restarted.recover();
@@ -235,11 +236,11 @@ class TestControllerSessions {
         ImageSession session = sessions.open("disk");
         long image = storeA.image("disk").id();
         long granted = session.epoch();
-        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(granted, 1), false);
+        storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(granted, 1), RECORD, false);
         controller.loseNextAdvanceReply();
 
         assertThatThrownBy(session::nextEpoch).hasMessage("the controller did not answer in time");
-        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(session.epoch(), 2), false);
+        storeA.write(image, 2, filled(1, 2).nioBuffer(), Version.compose(session.epoch(), 2), RECORD, false);
         session.close();
 
         assertThat(sessions.orphanedBlocks()).isZero();
@@ -254,7 +255,7 @@ class TestControllerSessions {
         var second = sessions.open("disk");
         assertThat(second.epoch()).isGreaterThan(first.epoch());
         long image = storeA.image("disk").id();
-        storeA.write(image, 5, filled(1, 4).nioBuffer(), Version.compose(second.epoch(), 1), false);
+        storeA.write(image, 5, filled(1, 4).nioBuffer(), Version.compose(second.epoch(), 1), RECORD, false);
 
         first.close();
         assertThat(storeA.dirtyBlocks(image)).extracting(BlockStore.BlockVersion::block).containsExactly(5L);

@@ -1,0 +1,26 @@
+package io.heliotrope.storage.view;
+
+import io.heliotrope.storage.BlockStore.GlobalBlock;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The global metadata of each image as this site last synced it from the controller, up
+ * to a metaSeq, kept beside the block store so that an open fetches only the deltas
+ * since (DESIGN.md sections 3 and 5). The block store that provides it drops an
+ * image's entries with the image, and those beyond the end when it shrinks.
+ */
+public interface ViewCache {
+    /** The metaSeq of the cached global metadata of an image (0: none cached). */
+    long metaSeq(long imageId);
+
+    /** Calls {@code visitor} for every cached entry of an image, in block order. */
+    void forEachEntry(long imageId, Consumer<GlobalBlock> visitor);
+
+    /**
+     * Applies global metadata up to {@code metaSeq}, replacing what is cached when
+     * {@code replace}; later entries for a block win.
+     */
+    void apply(long imageId, long metaSeq, boolean replace, List<GlobalBlock> entries);
+}
