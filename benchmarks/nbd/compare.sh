@@ -381,7 +381,7 @@ dbench_teardown() {
 }
 
 # Bytes read and written through the loop device so far.
-loop_bytes() { awk '{ print ($3 + $7) * 512 }' "/sys/block/${DB_LOOP#/dev/}/stat"; }
+loop_bytes() { awk '{ printf "%.0f\n", ($3 + $7) * 512 }' "/sys/block/${DB_LOOP#/dev/}/stat"; }
 
 # ext4 on the export through nbdfuse and a loop device, then dbench on it.
 run_dbench() {
