@@ -1,68 +1,55 @@
 package io.heliotrope.storage.image;
 
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockRun;
 import io.heliotrope.storage.BlockStore.BlockState;
-import io.heliotrope.storage.BlockStore.Dirty;
-import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.view.DataView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static java.util.Objects.requireNonNull;
 
 /**
- * One connection's view of an open image: byte ranges become whole-block store calls,
- * run on the store's executor. A write that covers part of a block reads the block,
- * merges and writes it back under that block's lock. TRIM drops only whole blocks (it
- * is advisory); WRITE_ZEROES zeroes partial edges by writing zeros. Whole-block writes
- * made in a batch are queued in the store and run together when the batch ends, so
- * their index entries commit at once.
+ * One connection to an open image, over NBD: byte ranges become whole-block calls to the
+ * image's {@link DataView}, run on the connection's executor. A write that covers part of
+ * a block has the block made current first, then reads, merges and writes it back under
+ * that block's lock. TRIM drops only whole blocks (it is advisory); WRITE_ZEROES zeroes
+ * partial edges by writing zeros. Whole-block writes made in a batch are queued in the
+ * store and run together when the batch ends, so their index entries commit at once.
  */
 final class ImageDevice implements BlockDevice {
-    private static final byte[] ZEROS = new byte[BLOCK_SIZE];
-
     private final OpenImage image;
-    private final ImageSession session;
+    private final DataView view;
     private final BlockStore store;
-    private final Dirty dirty;
     private final Executor executor;
     private final ByteBufAllocator allocator;
     private final Runnable onClose;
-    private final long imageId;
     private boolean closed;
     /** Confined to the thread that starts and ends batches. */
     private boolean batching;
     /** Whether a write of the batch was queued, confined as {@code batching} is. */
     private boolean queuedInBatch;
 
-    /**
-     * @param dirty whether writes join the dirty set
-     * @param executor runs store calls
-     */
-    ImageDevice(OpenImage image, BlockStore store, Dirty dirty, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
+    /** @param executor runs this connection's calls */
+    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
-        this.session = image.session();
+        this.view = image.view();
         this.store = requireNonNull(store, "store is null");
-        this.dirty = requireNonNull(dirty, "dirty is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.onClose = requireNonNull(onClose, "onClose is null");
-        this.imageId = image.info().id();
     }
 
     @Override
@@ -90,21 +77,21 @@ final class ImageDevice implements BlockDevice {
         return true;
     }
 
+    /** Completes when the view has read every block, fetched or not. */
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {
-        return CompletableFuture.supplyAsync(() -> {
-            long first = offset / BLOCK_SIZE;
+        return compose(() -> {
             int head = (int) (offset % BLOCK_SIZE);
             int count = blocksCovering(offset, length);
             ByteBuf buffer = allocator.directBuffer(count * BLOCK_SIZE);
-            try {
-                readBlocks(first, count, buffer.nioBuffer(0, count * BLOCK_SIZE));
-                return buffer.setIndex(head, head + length);
-            } catch (RuntimeException e) {
-                buffer.release();
-                throw e;
-            }
-        }, executor);
+            return view.read(offset / BLOCK_SIZE, count, buffer.nioBuffer(0, count * BLOCK_SIZE))
+                    .whenComplete((ignored, failure) -> {
+                        if (failure != null) {
+                            buffer.release();
+                        }
+                    })
+                    .thenApply(ignored -> buffer.setIndex(head, head + length));
+        });
     }
 
     @Override
@@ -113,19 +100,18 @@ final class ImageDevice implements BlockDevice {
         if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
             boolean queue = batching;
             queuedInBatch |= queue;
-            return CompletableFuture.supplyAsync(() -> {
-                session.checkCurrent();
+            return compose(() -> {
                 if (queue) {
-                    return store.queueWrite(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), dirty, fua);
+                    return view.queueWrite(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
                 }
-                store.write(imageId, offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), dirty, fua);
-                return CompletableFuture.<Void>completedFuture(null);
-            }, executor).thenCompose(written -> written).thenRun(() -> session.wrote(offset / BLOCK_SIZE, length / BLOCK_SIZE));
+                view.write(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
+                return CompletableFuture.completedFuture(null);
+            });
         }
-        return CompletableFuture.runAsync(() -> {
+        return compose(() -> {
             ByteBuffer source = data.nioBuffer();
-            readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
-        }, executor);
+            return readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
+        });
     }
 
     /** Whole-block writes in a batch are queued in the store, to commit their index entries together. */
@@ -155,29 +141,25 @@ final class ImageDevice implements BlockDevice {
             long first = ceilDiv(offset, BLOCK_SIZE);
             long end = (offset + length) / BLOCK_SIZE;
             if (end > first) {
-                zeroBlocks(first, end - first, fua);
+                view.zero(first, end - first, image.nextVersion(), fua);
             }
         });
     }
 
     @Override
     public CompletableFuture<Void> writeZeroes(long offset, long length, boolean fua, boolean mayTrim) {
-        return run(() -> {
+        return compose(() -> {
             long first = ceilDiv(offset, BLOCK_SIZE);
             long end = (offset + length) / BLOCK_SIZE;
             if (end <= first) {
-                zeroPartial(offset, (int) length, fua);
-                return;
+                return zeroPartial(offset, (int) length, fua);
             }
             long headBytes = first * BLOCK_SIZE - offset;
-            if (headBytes > 0) {
-                zeroPartial(offset, (int) headBytes, false);
-            }
             long tailBytes = offset + length - end * BLOCK_SIZE;
-            if (tailBytes > 0) {
-                zeroPartial(end * BLOCK_SIZE, (int) tailBytes, false);
-            }
-            zeroBlocks(first, end - first, fua);
+            CompletableFuture<Void> head = headBytes > 0 ? zeroPartial(offset, (int) headBytes, false) : CompletableFuture.completedFuture(null);
+            CompletableFuture<Void> tail = tailBytes > 0 ? zeroPartial(end * BLOCK_SIZE, (int) tailBytes, false) : CompletableFuture.completedFuture(null);
+            // The whole blocks go last, so that their FUA makes the edges durable too.
+            return CompletableFuture.allOf(head, tail).thenRun(() -> view.zero(first, end - first, image.nextVersion(), fua));
         });
     }
 
@@ -188,7 +170,7 @@ final class ImageDevice implements BlockDevice {
             long end = ceilDiv(offset + length, BLOCK_SIZE);
             List<Extent> extents = new ArrayList<>();
             long position = offset;
-            for (BlockRun run : withStale(store.allocation(imageId, first, end - first))) {
+            for (BlockRun run : view.allocation(first, end - first)) {
                 long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
                 long runLength = runEnd - position;
                 Extent extent = run.state() == BlockState.DATA ? Extent.data(runLength) : Extent.zeroHole(runLength);
@@ -213,58 +195,8 @@ final class ImageDevice implements BlockDevice {
         }
     }
 
-    /** The store's runs, with blocks whose local copy is stale shown as the current version is. */
-    private List<BlockRun> withStale(List<BlockRun> runs) {
-        SortedMap<Long, GlobalBlock> stale = runs.isEmpty() ? Collections.emptySortedMap()
-                : session.stale(runs.get(0).firstBlock(), runs.get(runs.size() - 1).firstBlock() + runs.get(runs.size() - 1).count() - runs.get(0).firstBlock());
-        if (stale.isEmpty()) {
-            return runs;
-        }
-        List<BlockRun> merged = new ArrayList<>();
-        for (BlockRun run : runs) {
-            long next = run.firstBlock();
-            for (GlobalBlock entry : stale.subMap(run.firstBlock(), run.firstBlock() + run.count()).values()) {
-                BlockRun.append(merged, next, entry.block() - next, run.state());
-                BlockRun.append(merged, entry.block(), 1, entry.zero() ? (entry.version() == 0 ? BlockState.UNWRITTEN : BlockState.ZERO) : BlockState.DATA);
-                next = entry.block() + 1;
-            }
-            BlockRun.append(merged, next, run.firstBlock() + run.count() - next, run.state());
-        }
-        return merged;
-    }
-
-    /** Reads whole blocks; a stale block reads as zeros when its current version is a zero marker, else fails. */
-    private void readBlocks(long first, int count, ByteBuffer destination) {
-        session.checkCurrent();
-        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
-        for (GlobalBlock entry : stale.values()) {
-            if (!entry.zero()) {
-                throw new HeliotropeException(ErrorCode.BLOCK_NOT_LOCAL, "image '" + image.info().name() + "': block " + entry.block()
-                        + " is current only at site '" + entry.holder() + "' (version " + entry.version() + "), and this site cannot fetch blocks from other sites yet");
-            }
-        }
-        int start = destination.position();
-        store.read(imageId, first, count, destination);
-        for (long block : stale.keySet()) {
-            int at = start + (int) (block - first) * BLOCK_SIZE;
-            destination.put(at, ZEROS, 0, BLOCK_SIZE);
-        }
-    }
-
-    /** Zero markers over whole blocks, including stale copies this site never wrote. */
-    private void zeroBlocks(long first, long count, boolean fua) {
-        session.checkCurrent();
-        long version = image.nextVersion();
-        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
-        store.zero(imageId, first, count, version, dirty, fua && stale.isEmpty());
-        if (!stale.isEmpty()) {
-            store.zeroBlocks(imageId, stale.keySet().stream().mapToLong(Long::longValue).toArray(), version, dirty, fua);
-        }
-        session.wrote(first, count);
-    }
-
-    private void zeroPartial(long offset, int length, boolean fua) {
-        readModifyWrite(offset, length, (merged, at) -> {
+    private CompletableFuture<Void> zeroPartial(long offset, int length, boolean fua) {
+        return readModifyWrite(offset, length, (merged, at) -> {
             for (int i = 0; i < length; i++) {
                 merged.put(at + i, (byte) 0);
             }
@@ -275,23 +207,27 @@ final class ImageDevice implements BlockDevice {
         void into(ByteBuffer blocks, int at);
     }
 
-    /** Reads the blocks that [offset, offset + length) touches, merges, writes them back, under their locks. */
-    private void readModifyWrite(long offset, int length, Merge merge, boolean fua) {
+    /**
+     * Has the blocks that [offset, offset + length) touches made current here, then reads,
+     * merges and writes them back under their locks: no lock is held while a block is fetched.
+     */
+    private CompletableFuture<Void> readModifyWrite(long offset, int length, Merge merge, boolean fua) {
         long first = offset / BLOCK_SIZE;
         int count = blocksCovering(offset, length);
-        ReentrantLock[] locks = image.locksFor(first, first + count - 1);
-        locks[0].lock();
-        locks[1].lock();
-        try {
-            ByteBuffer merged = ByteBuffer.allocate(count * BLOCK_SIZE);
-            readBlocks(first, count, merged);
-            merge.into(merged, (int) (offset - first * BLOCK_SIZE));
-            store.write(imageId, first, merged.clear(), image.nextVersion(), dirty, fua);
-            session.wrote(first, count);
-        } finally {
-            locks[1].unlock();
-            locks[0].unlock();
-        }
+        return view.whenCurrent(first, count, () -> {
+            ReentrantLock[] locks = image.locksFor(first, first + count - 1);
+            locks[0].lock();
+            locks[1].lock();
+            try {
+                ByteBuffer merged = ByteBuffer.allocate(count * BLOCK_SIZE);
+                view.readCurrent(first, count, merged);
+                merge.into(merged, (int) (offset - first * BLOCK_SIZE));
+                view.write(first, merged.clear(), image.nextVersion(), fua);
+            } finally {
+                locks[1].unlock();
+                locks[0].unlock();
+            }
+        });
     }
 
     private static int blocksCovering(long offset, long length) {
@@ -308,5 +244,10 @@ final class ImageDevice implements BlockDevice {
 
     private <T> CompletableFuture<T> supply(Supplier<T> action) {
         return CompletableFuture.supplyAsync(action, executor);
+    }
+
+    /** Runs {@code action} on this connection's executor; completes as the future it returns does. */
+    private <T> CompletableFuture<T> compose(Supplier<CompletableFuture<T>> action) {
+        return supply(action).thenCompose(Function.identity());
     }
 }

@@ -3,8 +3,6 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
-import io.heliotrope.storage.BlockStore;
-import io.netty.buffer.ByteBufAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +18,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * The images of a site as NBD exports. Connections to one image share one
- * {@link OpenImage} and its {@link ImageSession}; an image is open while at least one
+ * {@link OpenImage}, with its {@link ImageSession} and data view, and each gets a device
+ * from the {@link DeviceFactory}; an image is open while at least one
  * connection (or import) uses it, and its session ends when the last one leaves. A
  * session starts only after the previous session of the same image has ended, and
  * neither runs under this object's lock (they may wait on the controller).
@@ -32,11 +31,8 @@ public final class ImageExports {
     private static final CompletableFuture<Void> ENDED = CompletableFuture.completedFuture(null);
 
     private final ImageSessions sessions;
-    private final BlockStore store;
-    private final Executor deviceExecutor;
-    private final boolean inlineCalls;
+    private final DeviceFactory devices;
     private final Executor sessionExecutor;
-    private final ByteBufAllocator allocator;
     /** Images open or opening, with their connection counts. */
     private final Map<String, Use> inUse = new HashMap<>();
     /** Sessions still ending: a new session of the same image starts after them. */
@@ -51,23 +47,11 @@ public final class ImageExports {
         }
     }
 
-    /**
-     * @param deviceExecutor where store calls run; each connection's calls that go there
-     * run in order, one at a time
-     * @param inlineCalls whether store calls run on the caller (the NBD event loop) instead:
-     * for a store that never waits on a disk, where a hand-off to another thread costs more
-     * than the call (even a 1 MiB write, whose payload the event loop has just received);
-     * never for calls that may wait on the network, such as a read from a peer
-     * @param sessionExecutor where sessions start, take their next epoch and end (they may wait on the controller)
-     */
-    public ImageExports(ImageSessions sessions, BlockStore store, Executor deviceExecutor, boolean inlineCalls, Executor sessionExecutor,
-            ByteBufAllocator allocator) {
+    /** @param sessionExecutor where sessions start, take their next epoch and end (they may wait on the controller) */
+    public ImageExports(ImageSessions sessions, DeviceFactory devices, Executor sessionExecutor) {
         this.sessions = requireNonNull(sessions, "sessions is null");
-        this.store = requireNonNull(store, "store is null");
-        this.deviceExecutor = requireNonNull(deviceExecutor, "deviceExecutor is null");
-        this.inlineCalls = inlineCalls;
+        this.devices = requireNonNull(devices, "devices is null");
         this.sessionExecutor = requireNonNull(sessionExecutor, "sessionExecutor is null");
-        this.allocator = requireNonNull(allocator, "allocator is null");
     }
 
     public List<String> exportNames() {
@@ -93,13 +77,13 @@ public final class ImageExports {
                 release(name);
                 throw failure instanceof CompletionException completion ? completion : new CompletionException(failure);
             }
-            return new ImageDevice(open, store, sessions.dirty(), inlineCalls ? Runnable::run : new SerialExecutor(deviceExecutor), allocator,
-                    () -> release(name));
+            return devices.device(open, () -> release(name));
         });
     }
 
     private OpenImage start(String name) {
-        OpenImage image = new OpenImage(sessions.open(name), sessionExecutor);
+        ImageSession session = sessions.open(name);
+        OpenImage image = new OpenImage(session, devices.view(session, sessions.dirty()), sessionExecutor);
         log.info("{}: opened (epoch {})", name, image.session().epoch());
         return image;
     }

@@ -34,6 +34,9 @@ public interface ImageSession {
     /** This site just wrote these blocks: their local copies are current now. */
     void wrote(long first, long count);
 
+    /** This committed version of a block, one of {@link #stale}, just arrived from its holder: the local copy is current now. */
+    void fetched(GlobalBlock block);
+
     /** Ends the session: flushes what is left and gives the image up. */
     void close();
 }

@@ -64,6 +64,9 @@ public final class LocalSessions implements ImageSessions {
             public void wrote(long first, long count) {}
 
             @Override
+            public void fetched(GlobalBlock block) {}
+
+            @Override
             public void close() {
                 // No controller to tell: the blocks are as flushed as they will ever be.
                 store.markFlushed(info.id(), store.dirtyBlocks(info.id()));

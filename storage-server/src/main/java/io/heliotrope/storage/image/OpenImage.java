@@ -3,6 +3,7 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.view.DataView;
 import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,13 +22,14 @@ import static java.util.Objects.requireNonNull;
  * {@link Version#COUNTER_NEAR_LIMIT} the session takes its next epoch in the background and
  * the counter starts over under it; only if the counter runs out before that epoch arrives
  * do writes fail, and they may be retried. It also serializes read-modify-write of
- * partial blocks.
+ * partial blocks, and holds the image's {@link DataView}.
  */
-final class OpenImage {
+public final class OpenImage {
     private static final Logger log = LoggerFactory.getLogger(OpenImage.class);
     private static final int STRIPES = 64;
 
     private final ImageSession session;
+    private final DataView view;
     private final Executor sessionExecutor;
     private final ReentrantLock[] stripes = new ReentrantLock[STRIPES];
     private long epoch;
@@ -36,13 +38,14 @@ final class OpenImage {
     private CompletableFuture<Long> nextEpoch;
 
     /** @param sessionExecutor where the session takes its next epoch (it may wait on the controller) */
-    OpenImage(ImageSession session, Executor sessionExecutor) {
-        this(session, sessionExecutor, 0);
+    OpenImage(ImageSession session, DataView view, Executor sessionExecutor) {
+        this(session, view, sessionExecutor, 0);
     }
 
     /** @param counter the counter of the version before the first this image hands out */
-    OpenImage(ImageSession session, Executor sessionExecutor, long counter) {
+    OpenImage(ImageSession session, DataView view, Executor sessionExecutor, long counter) {
         this.session = requireNonNull(session, "session is null");
+        this.view = requireNonNull(view, "view is null");
         this.sessionExecutor = requireNonNull(sessionExecutor, "sessionExecutor is null");
         this.epoch = session.epoch();
         this.counter = counter;
@@ -57,6 +60,10 @@ final class OpenImage {
 
     ImageSession session() {
         return session;
+    }
+
+    DataView view() {
+        return view;
     }
 
     synchronized long nextVersion() {

@@ -11,6 +11,7 @@ import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.admin.ImageManager;
+import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.storage.image.LocalSessions;
@@ -20,6 +21,7 @@ import io.heliotrope.storage.rocksdb.RocksBlockStore;
 import io.heliotrope.storage.view.Controller;
 import io.heliotrope.storage.view.ControllerSessions;
 import io.heliotrope.storage.view.GrpcController;
+import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.ViewCache;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -94,7 +96,8 @@ public final class StorageServer implements AutoCloseable {
                 storeCalls = pool;
             }
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
-            ImageExports exports = new ImageExports(sessions, store, storeCalls, storeThreads == 0, sessionCalls, ByteBufAllocator.DEFAULT);
+            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), storeCalls, storeThreads == 0, ByteBufAllocator.DEFAULT);
+            ImageExports exports = new ImageExports(sessions, devices, sessionCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation()), new NbdMetrics(registry));
             components.push(nbd);

@@ -175,6 +175,11 @@ final class ControllerSession implements ImageSession {
         }
     }
 
+    @Override
+    public void fetched(GlobalBlock block) {
+        stale.remove(block.block(), block);
+    }
+
     private void renew() {
         if (fenced != null) {
             return;

@@ -212,6 +212,11 @@ public final class ControllerSessions implements ImageSessions {
         }
 
         @Override
+        public void fetched(GlobalBlock block) {
+            session.fetched(block);
+        }
+
+        @Override
         public void close() {
             String name = session.info().name();
             inTurn(name, () -> {

@@ -4,7 +4,7 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
-import io.heliotrope.version.Version;
+import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -41,7 +42,7 @@ class TestImageDevice {
     void open() {
         store = new RocksBlockStore(directory, 8 << 20);
         executor = Executors.newFixedThreadPool(4);
-        exports = new ImageExports(new LocalSessions(store), store, executor, false, executor, PooledByteBufAllocator.DEFAULT);
+        exports = exports(executor, false);
         store.createImage("disk", 64 * BLOCK_SIZE);
         device = exports.open("disk").join();
     }
@@ -53,6 +54,11 @@ class TestImageDevice {
         executor.shutdown();
         assertThat(executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
         store.close();
+    }
+
+    private ImageExports exports(Executor storeCalls, boolean inlineCalls) {
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), storeCalls, inlineCalls, PooledByteBufAllocator.DEFAULT);
+        return new ImageExports(new LocalSessions(store), devices, executor);
     }
 
     private byte[] read(long offset, int length) {
@@ -79,7 +85,7 @@ class TestImageDevice {
     @Test
     void withCallsInlineEvenLargeReadsAndWritesCompleteOnTheCaller() {
         Queue<Runnable> pool = new ArrayDeque<>();
-        ImageExports inline = new ImageExports(new LocalSessions(store), store, pool::add, true, executor, PooledByteBufAllocator.DEFAULT);
+        ImageExports inline = exports(pool::add, true);
         int large = 1 << 20;
         store.createImage("inline", large);
         BlockDevice device = inline.open("inline").join();
@@ -98,7 +104,7 @@ class TestImageDevice {
 
     @Test
     void wholeBlockWritesInABatchCompleteWhenItEndsAndOthersAtOnce() {
-        ImageExports inline = new ImageExports(new LocalSessions(store), store, Runnable::run, true, executor, PooledByteBufAllocator.DEFAULT);
+        ImageExports inline = exports(Runnable::run, true);
         store.createImage("batched", 8 * BLOCK_SIZE);
         BlockDevice device = inline.open("batched").join();
         try {
@@ -182,16 +188,5 @@ class TestImageDevice {
                 .hasMessage("image 'disk' is in use by 1 connection(s); disconnect them first");
         second.close();
         assertThat(exports.whileClosed("disk", () -> "removed")).isEqualTo("removed");
-    }
-
-    @Test
-    void versionsCarryTheSessionEpochAndOnlyGrow() {
-        OpenImage image = new OpenImage(new LocalSessions(store).open("disk"), executor);
-        Version first = Version.of(image.nextVersion());
-        Version second = Version.of(image.nextVersion());
-        assertThat(second).isGreaterThan(first);
-        assertThat(first.epoch()).isGreaterThan(0);
-        OpenImage later = new OpenImage(new LocalSessions(store).open("disk"), executor);
-        assertThat(Version.of(later.nextVersion())).isGreaterThan(second);
     }
 }

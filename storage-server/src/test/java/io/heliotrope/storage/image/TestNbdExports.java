@@ -7,6 +7,7 @@ import io.heliotrope.nbd.NbdException;
 import io.heliotrope.nbd.protocol.NbdError;
 import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;
@@ -67,8 +68,8 @@ class TestNbdExports {
     @Test
     void openingAMissingImageFailsAsAnUnknownExport() {
         MemoryBlockStore store = new MemoryBlockStore();
-        NbdExports exports = new NbdExports(new ImageExports(new LocalSessions(store), store, Runnable::run, true, Runnable::run,
-                UnpooledByteBufAllocator.DEFAULT));
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, UnpooledByteBufAllocator.DEFAULT);
+        NbdExports exports = new NbdExports(new ImageExports(new LocalSessions(store), devices, Runnable::run));
         assertThatThrownBy(() -> exports.open("nope").join())
                 .cause()
                 .isInstanceOfSatisfying(NbdException.class, e -> assertThat(e.kind()).isEqualTo(NbdException.Kind.UNKNOWN_EXPORT))

@@ -5,6 +5,7 @@ import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.view.ControllerSessions;
+import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.TestingController;
 import io.heliotrope.version.Version;
 import io.netty.buffer.Unpooled;
@@ -29,6 +30,7 @@ class TestOpenImage {
     /** Where sessions take their next epoch: run by the test, when it wants the epoch to arrive. */
     private final Queue<Runnable> sessionTasks = new ArrayDeque<>();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, UnpooledByteBufAllocator.DEFAULT);
 
     @AfterEach
     void close() {
@@ -37,11 +39,23 @@ class TestOpenImage {
     }
 
     @Test
+    void versionsCarryTheSessionEpochAndOnlyGrow() {
+        store.createImage("disk", BLOCK_SIZE);
+        OpenImage image = open(new LocalSessions(store).open("disk"), 0);
+        Version first = Version.of(image.nextVersion());
+        Version second = Version.of(image.nextVersion());
+        assertThat(second).isGreaterThan(first);
+        assertThat(first.epoch()).isGreaterThan(0);
+        OpenImage later = open(new LocalSessions(store).open("disk"), 0);
+        assertThat(Version.of(later.nextVersion())).isGreaterThan(second);
+    }
+
+    @Test
     void asksForTheNextEpochOnceTheCounterNearsItsLimitAndMovesToItWhenItArrives() {
         store.createImage("disk", BLOCK_SIZE);
         ImageSession session = new LocalSessions(store).open("disk");
         long granted = session.epoch();
-        OpenImage image = new OpenImage(session, sessionTasks::add, Version.COUNTER_NEAR_LIMIT - 1);
+        OpenImage image = open(session, Version.COUNTER_NEAR_LIMIT - 1);
 
         assertThat(Version.of(image.nextVersion())).isEqualTo(new Version(granted, Version.COUNTER_NEAR_LIMIT));
         assertThat(sessionTasks).isEmpty();
@@ -60,7 +74,7 @@ class TestOpenImage {
     void anEpochThatCannotBeTakenIsAskedForAgainAndFailsTheWritesOnceTheCounterRunsOut() {
         store.createImage("disk", BLOCK_SIZE);
         ImageSession session = new LocalSessions(store).open("disk");
-        OpenImage image = new OpenImage(session, Runnable::run, Version.MAX_COUNTER - 1);
+        OpenImage image = new OpenImage(session, devices.view(session, Dirty.RECORD), Runnable::run, Version.MAX_COUNTER - 1);
         store.deleteImage("disk");
 
         assertThat(Version.of(image.nextVersion())).isEqualTo(new Version(session.epoch(), Version.MAX_COUNTER));
@@ -74,8 +88,8 @@ class TestOpenImage {
         ImageSession session = new ControllerSessions("a", store, store.view(), controller.forSite("a"), scheduler, Duration.ofMinutes(1), 1 << 20)
                 .open("disk");
         long granted = session.epoch();
-        OpenImage image = new OpenImage(session, sessionTasks::add, Version.MAX_COUNTER - 3);
-        BlockDevice device = new ImageDevice(image, store, Dirty.RECORD, Runnable::run, UnpooledByteBufAllocator.DEFAULT, session::close);
+        OpenImage image = open(session, Version.MAX_COUNTER - 3);
+        BlockDevice device = devices.device(image, session::close);
 
         for (int block = 0; block < 3; block++) {
             write(device, block);
@@ -97,6 +111,11 @@ class TestOpenImage {
         assertThat(controller.view("disk").values()).extracting(GlobalBlock::version).containsExactlyElementsOf(versions);
         assertThat(controller.view("disk").values()).extracting(GlobalBlock::holder).containsOnly("a");
         assertThat(controller.holder("disk")).isNull();
+    }
+
+    /** An open image whose next epoch arrives when the test runs the session task that asks for it. */
+    private OpenImage open(ImageSession session, long counter) {
+        return new OpenImage(session, devices.view(session, Dirty.RECORD), sessionTasks::add, counter);
     }
 
     private static void write(BlockDevice device, int block) {

@@ -6,6 +6,7 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.memory.MemoryBlockStore;
@@ -56,7 +57,8 @@ class TestControllerSessions {
     }
 
     private static ImageExports exports(ControllerSessions sessions, BlockStore store) {
-        return new ImageExports(sessions, store, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, UnpooledByteBufAllocator.DEFAULT),
+                Runnable::run);
     }
 
     @Test
@@ -75,6 +77,10 @@ class TestControllerSessions {
 
         BlockDevice b = exports(sessions("b", storeB, 1 << 20), storeB).open("disk").join();
         assertThatThrownBy(() -> b.read(BLOCK_SIZE, 10).join())
+                .cause().isInstanceOf(HeliotropeException.class)
+                .hasMessageContaining("block 1 is current only at site 'a'");
+        assertThatThrownBy(() -> b.write(BLOCK_SIZE + 10, Unpooled.wrappedBuffer(new byte[10]), false).join())
+                .as("a partial write reads the block first")
                 .cause().isInstanceOf(HeliotropeException.class)
                 .hasMessageContaining("block 1 is current only at site 'a'");
         assertThat(bytes(b.read(5 * BLOCK_SIZE, BLOCK_SIZE).join())).containsOnly(0);

@@ -1,0 +1,47 @@
+package io.heliotrope.storage.image;
+
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.Dirty;
+import io.heliotrope.storage.view.BlockFetcher;
+import io.heliotrope.storage.view.DataView;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.util.concurrent.Executor;
+
+import static java.util.Objects.requireNonNull;
+
+/** Devices that serve an image from this site's store, through its data view. */
+public final class DefaultDeviceFactory implements DeviceFactory {
+    private final BlockStore store;
+    private final BlockFetcher fetcher;
+    private final Executor storeCalls;
+    private final boolean inlineCalls;
+    private final ByteBufAllocator allocator;
+
+    /**
+     * @param storeCalls where store calls run; each connection's calls that go there run
+     * in order, one at a time
+     * @param inlineCalls whether store calls run on the caller (the NBD event loop) instead:
+     * for a store that never waits on a disk, where a hand-off to another thread costs more
+     * than the call (even a 1 MiB write, whose payload the event loop has just received);
+     * what waits for a fetch from a peer then runs its store calls on the thread that completed the fetch
+     */
+    public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, Executor storeCalls, boolean inlineCalls, ByteBufAllocator allocator) {
+        this.store = requireNonNull(store, "store is null");
+        this.fetcher = requireNonNull(fetcher, "fetcher is null");
+        this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
+        this.inlineCalls = inlineCalls;
+        this.allocator = requireNonNull(allocator, "allocator is null");
+    }
+
+    @Override
+    public DataView view(ImageSession session, Dirty dirty) {
+        return new DataView(session, dirty, store, fetcher, inlineCalls ? Runnable::run : storeCalls);
+    }
+
+    @Override
+    public BlockDevice device(OpenImage image, Runnable onClose) {
+        return new ImageDevice(image, store, inlineCalls ? Runnable::run : new SerialExecutor(storeCalls), allocator, onClose);
+    }
+}

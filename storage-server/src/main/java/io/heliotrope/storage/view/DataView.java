@@ -1,0 +1,150 @@
+package io.heliotrope.storage.view;
+
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.BlockRun;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.Dirty;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.image.ImageSession;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The blocks of one open image as this site serves them (DESIGN.md sections 3 and 5),
+ * shared by every connection to it. A block's local copy is current when its version is
+ * the committed one in the view its session synced, or when this site wrote it since;
+ * a block whose committed version is a zero marker reads as zeros; any other block is
+ * current only at the site that holds it, and the {@link BlockFetcher} brings it here
+ * before it is read.
+ *
+ * <p>Calls other than {@link #read} and {@link #whenCurrent} block on the store: run them
+ * where store calls run.
+ */
+public final class DataView {
+    private static final byte[] ZEROS = new byte[BLOCK_SIZE];
+
+    private final ImageSession session;
+    private final Dirty dirty;
+    private final BlockStore store;
+    private final BlockFetcher fetcher;
+    private final Executor storeCalls;
+    private final long imageId;
+
+    /**
+     * @param dirty whether the session's writes join the dirty set
+     * @param storeCalls where what waited for a fetch runs its store calls
+     */
+    public DataView(ImageSession session, Dirty dirty, BlockStore store, BlockFetcher fetcher, Executor storeCalls) {
+        this.session = requireNonNull(session, "session is null");
+        this.dirty = requireNonNull(dirty, "dirty is null");
+        this.store = requireNonNull(store, "store is null");
+        this.fetcher = requireNonNull(fetcher, "fetcher is null");
+        this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
+        this.imageId = session.info().id();
+    }
+
+    /**
+     * Reads {@code count} whole blocks into {@code destination} once each is current here,
+     * fetching the others. Call it where store calls run: with nothing to fetch, it reads
+     * at once.
+     */
+    public CompletableFuture<Void> read(long first, int count, ByteBuffer destination) {
+        return whenCurrent(first, count, () -> readCurrent(first, count, destination));
+    }
+
+    /**
+     * Runs {@code action} once every block of the range is current here or a zero marker,
+     * asking the fetcher for each other block at its committed version from its holder:
+     * at once on the caller when there is nothing to fetch, else where store calls run.
+     * Fails without running it when the session lost its lease or a fetch failed.
+     */
+    public CompletableFuture<Void> whenCurrent(long first, long count, Runnable action) {
+        List<CompletableFuture<Void>> fetches = new ArrayList<>();
+        try {
+            session.checkCurrent();
+            for (GlobalBlock entry : session.stale(first, count).values()) {
+                if (!entry.zero()) {
+                    fetches.add(fetcher.fetch(session.info(), entry.block(), entry.version(), entry.holder())
+                            .thenRun(() -> session.fetched(entry)));
+                }
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (fetches.isEmpty()) {
+            return CompletableFuture.runAsync(action, Runnable::run);
+        }
+        return CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new)).thenRunAsync(action, storeCalls);
+    }
+
+    /**
+     * Reads blocks that are current here or zero markers, as {@link #whenCurrent} leaves
+     * them, into {@code destination}, advancing its position.
+     */
+    public void readCurrent(long first, int count, ByteBuffer destination) {
+        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
+        int start = destination.position();
+        store.read(imageId, first, count, destination);
+        for (GlobalBlock entry : stale.values()) {
+            if (!entry.zero()) {
+                throw new IllegalStateException("image '" + session.info().name() + "': block " + entry.block() + " was read before it was fetched");
+            }
+            destination.put(start + (int) (entry.block() - first) * BLOCK_SIZE, ZEROS, 0, BLOCK_SIZE);
+        }
+    }
+
+    /** Writes the whole blocks in {@code data} with {@code version}: they are current here from then on. */
+    public void write(long first, ByteBuffer data, long version, boolean sync) {
+        session.checkCurrent();
+        int count = data.remaining() / BLOCK_SIZE;
+        store.write(imageId, first, data, version, dirty, sync);
+        session.wrote(first, count);
+    }
+
+    /** A {@link #write} queued in the store ({@link BlockStore#queueWrite}). */
+    public CompletableFuture<Void> queueWrite(long first, ByteBuffer data, long version, boolean sync) {
+        session.checkCurrent();
+        int count = data.remaining() / BLOCK_SIZE;
+        return store.queueWrite(imageId, first, data, version, dirty, sync).thenRun(() -> session.wrote(first, count));
+    }
+
+    /** Zero markers of {@code version} over whole blocks, including those whose current version this site never had. */
+    public void zero(long first, long count, long version, boolean sync) {
+        session.checkCurrent();
+        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
+        store.zero(imageId, first, count, version, dirty, sync && stale.isEmpty());
+        if (!stale.isEmpty()) {
+            // The store leaves blocks it never had as they are; these must read as zeros too.
+            store.zeroBlocks(imageId, stale.keySet().stream().mapToLong(Long::longValue).toArray(), version, dirty, sync);
+        }
+        session.wrote(first, count);
+    }
+
+    /** The state of each block in the range as this site serves it: a block not current here is as its committed version is. */
+    public List<BlockRun> allocation(long first, long count) {
+        List<BlockRun> runs = store.allocation(imageId, first, count);
+        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
+        if (stale.isEmpty()) {
+            return runs;
+        }
+        List<BlockRun> merged = new ArrayList<>();
+        for (BlockRun run : runs) {
+            long next = run.firstBlock();
+            for (GlobalBlock entry : stale.subMap(run.firstBlock(), run.firstBlock() + run.count()).values()) {
+                BlockRun.append(merged, next, entry.block() - next, run.state());
+                BlockRun.append(merged, entry.block(), 1, entry.zero() ? (entry.version() == 0 ? BlockState.UNWRITTEN : BlockState.ZERO) : BlockState.DATA);
+                next = entry.block() + 1;
+            }
+            BlockRun.append(merged, next, run.firstBlock() + run.count() - next, run.state());
+        }
+        return merged;
+    }
+}

@@ -1,0 +1,163 @@
+package io.heliotrope.storage.view;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.Dirty;
+import io.heliotrope.storage.image.DefaultDeviceFactory;
+import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.view.TestingBlockFetcher.Fetch;
+import io.heliotrope.version.Version;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * Site b wrote block 0 and closed, then site a wrote blocks 1 to 3 and a zero marker on
+ * block 5 and closed: at b, block 0 is current, 1 to 3 are current only at a, 5 reads as
+ * zeros and the rest were never written.
+ */
+class TestDataView {
+    private final TestingController controller = new TestingController();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final MemoryBlockStore storeA = new MemoryBlockStore();
+    private final MemoryBlockStore storeB = new MemoryBlockStore();
+    private final ControllerSessions siteB = sessions("b", storeB);
+    private final TestingBlockFetcher fetcher = new TestingBlockFetcher();
+    private final long versionAtA;
+
+    TestDataView() {
+        controller.createImage("disk", 8 * BLOCK_SIZE);
+        ImageSession b = siteB.open("disk");
+        view(b, storeB).write(0, filled(1, 4), Version.compose(b.epoch(), 1), false);
+        b.close();
+        ImageSession a = sessions("a", storeA).open("disk");
+        versionAtA = Version.compose(a.epoch(), 1);
+        DataView atA = view(a, storeA);
+        atA.write(1, filled(3, 7), versionAtA, false);
+        atA.write(5, filled(1, 9), versionAtA, false);
+        atA.zero(5, 1, Version.compose(a.epoch(), 2), false);
+        a.close();
+    }
+
+    @AfterEach
+    void close() {
+        scheduler.shutdownNow();
+        storeA.close();
+        storeB.close();
+    }
+
+    @Test
+    void servesBlocksCurrentHereZeroMarkersAndUnwrittenBlocksWithoutTheFetcher() {
+        DataView view = view(siteB.open("disk"), storeB);
+        ByteBuffer current = ByteBuffer.allocate(BLOCK_SIZE);
+        assertThat(view.read(0, 1, current)).isCompleted();
+        assertThat(current.array()).containsOnly(4);
+        ByteBuffer zeros = ByteBuffer.allocate(3 * BLOCK_SIZE);
+        assertThat(view.read(4, 3, zeros)).isCompleted();
+        assertThat(zeros.array()).containsOnly(0);
+        assertThat(fetcher.fetches()).isEmpty();
+    }
+
+    @Test
+    void readsABlockNotCurrentHereOnceItsCommittedVersionArrivesFromItsHolder() {
+        DataView view = view(siteB.open("disk"), storeB);
+        ByteBuffer destination = ByteBuffer.allocate(BLOCK_SIZE);
+        CompletableFuture<Void> read = view.read(2, 1, destination);
+
+        assertThat(fetcher.fetches()).extracting(Fetch::image, Fetch::block, Fetch::version, Fetch::holder)
+                .containsExactly(tuple("disk", 2L, versionAtA, "a"));
+        assertThat(read).isNotDone();
+        arrive(fetcher.fetches().get(0));
+        assertThat(read).isCompleted();
+        assertThat(destination.array()).containsOnly(7);
+
+        assertThat(view.read(2, 1, ByteBuffer.allocate(BLOCK_SIZE))).as("current here since").isCompleted();
+        assertThat(fetcher.fetches()).hasSize(1);
+    }
+
+    @Test
+    void aFailedFetchFailsTheReadWithItsError() {
+        DataView view = view(siteB.open("disk"), storeB);
+        CompletableFuture<Void> read = view.read(1, 1, ByteBuffer.allocate(BLOCK_SIZE));
+        HeliotropeException unreachable = new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "site 'a' does not answer");
+        fetcher.fetches().get(0).future().completeExceptionally(unreachable);
+
+        assertThatThrownBy(read::join).cause().isSameAs(unreachable);
+    }
+
+    @Test
+    void aMixedRangeFetchesOnlyTheBlocksNotCurrentHere() {
+        DataView view = view(siteB.open("disk"), storeB);
+        ByteBuffer destination = ByteBuffer.allocate(6 * BLOCK_SIZE);
+        CompletableFuture<Void> read = view.read(0, 6, destination);
+
+        assertThat(fetcher.fetches()).extracting(Fetch::block).containsExactly(1L, 2L, 3L);
+        fetcher.fetches().forEach(this::arrive);
+        assertThat(read).isCompleted();
+        byte[] bytes = destination.array();
+        assertThat(Arrays.copyOfRange(bytes, 0, BLOCK_SIZE)).containsOnly(4);
+        assertThat(Arrays.copyOfRange(bytes, BLOCK_SIZE, 4 * BLOCK_SIZE)).containsOnly(7);
+        assertThat(Arrays.copyOfRange(bytes, 4 * BLOCK_SIZE, 6 * BLOCK_SIZE)).containsOnly(0);
+    }
+
+    @Test
+    void aPartialWriteOverABlockNotCurrentHereMergesIntoItsFetchedCopy() {
+        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, Runnable::run, true, UnpooledByteBufAllocator.DEFAULT);
+        BlockDevice device = new ImageExports(siteB, devices, Runnable::run).open("disk").join();
+        try {
+            CompletableFuture<Void> write = device.write(2 * BLOCK_SIZE + 100, Unpooled.wrappedBuffer(new byte[10]), false);
+            assertThat(write).isNotDone();
+            arrive(fetcher.fetches().get(0));
+            assertThat(write).isCompleted();
+
+            ByteBuf block = device.read(2 * BLOCK_SIZE, BLOCK_SIZE).join();
+            assertThat(block.getByte(99)).isEqualTo((byte) 7);
+            assertThat(ByteBufUtil.getBytes(block, 100, 10)).containsOnly(0);
+            assertThat(block.getByte(110)).isEqualTo((byte) 7);
+            block.release();
+        } finally {
+            device.close();
+        }
+    }
+
+    /** What a fetcher does: stores the holder's copy here, then completes. */
+    private void arrive(Fetch fetch) {
+        ByteBuffer copy = ByteBuffer.allocate(BLOCK_SIZE);
+        storeA.read(storeA.image(fetch.image()).id(), fetch.block(), 1, copy);
+        storeB.write(storeB.image(fetch.image()).id(), fetch.block(), copy.flip(), fetch.version(), Dirty.SKIP, false);
+        fetch.future().complete(null);
+    }
+
+    private DataView view(ImageSession session, BlockStore store) {
+        return new DataView(session, Dirty.RECORD, store, fetcher, Runnable::run);
+    }
+
+    private ControllerSessions sessions(String site, MemoryBlockStore store) {
+        return new ControllerSessions(site, store, store.view(), controller.forSite(site), scheduler, Duration.ofMinutes(1), 1 << 20);
+    }
+
+    private static ByteBuffer filled(int blocks, int value) {
+        byte[] data = new byte[blocks * BLOCK_SIZE];
+        Arrays.fill(data, (byte) value);
+        return ByteBuffer.wrap(data);
+    }
+}

@@ -1,0 +1,26 @@
+package io.heliotrope.storage.view;
+
+import io.heliotrope.storage.ImageInfo;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/** A fetcher that only records what it is asked for: each fetch completes when the test completes its future. */
+final class TestingBlockFetcher implements BlockFetcher {
+    record Fetch(String image, long block, long version, String holder, CompletableFuture<Void> future) {}
+
+    private final List<Fetch> fetches = new ArrayList<>();
+
+    @Override
+    public synchronized CompletableFuture<Void> fetch(ImageInfo image, long block, long version, String holder) {
+        Fetch fetch = new Fetch(image.name(), block, version, holder, new CompletableFuture<>());
+        fetches.add(fetch);
+        return fetch.future();
+    }
+
+    /** The fetches asked for so far, in order. */
+    synchronized List<Fetch> fetches() {
+        return List.copyOf(fetches);
+    }
+}
