@@ -34,6 +34,7 @@ final class ImageDevice implements BlockDevice {
     private final DataView view;
     private final BlockStore store;
     private final Executor executor;
+    private final Executor flushes;
     private final ByteBufAllocator allocator;
     private final Runnable onClose;
     private boolean closed;
@@ -42,12 +43,16 @@ final class ImageDevice implements BlockDevice {
     /** Whether a write of the batch was queued, confined as {@code batching} is. */
     private boolean queuedInBatch;
 
-    /** @param executor runs this connection's calls */
-    ImageDevice(OpenImage image, BlockStore store, Executor executor, ByteBufAllocator allocator, Runnable onClose) {
+    /**
+     * @param executor runs this connection's calls
+     * @param flushes runs its FLUSHes, which wait for the disk
+     */
+    ImageDevice(OpenImage image, BlockStore store, Executor executor, Executor flushes, ByteBufAllocator allocator, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
         this.view = image.view();
         this.store = requireNonNull(store, "store is null");
         this.executor = requireNonNull(executor, "executor is null");
+        this.flushes = requireNonNull(flushes, "flushes is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
         this.onClose = requireNonNull(onClose, "onClose is null");
     }
@@ -132,7 +137,7 @@ final class ImageDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<Void> flush() {
-        return run(store::sync);
+        return CompletableFuture.runAsync(store::sync, flushes);
     }
 
     @Override

@@ -44,6 +44,10 @@ final class Syncer implements AutoCloseable {
     private long syncs;
     /** Whether a background sync is asked for and not done. */
     private boolean backgroundSync;
+    /** Syncs that ran the queued writes first, numbered as they start; written under the lock. */
+    private volatile long started;
+    /** The number of the last of those that completed. */
+    private long completed;
 
     Syncer(CombiningLock<QueuedWrite> lock, IndexDb index, BlockFiles files, FreeSlots freeSlots, ScatteredGroups scattered) {
         this.lock = requireNonNull(lock, "lock is null");
@@ -81,16 +85,29 @@ final class Syncer implements AutoCloseable {
         syncs++;
     }
 
-    /** Runs the queued writes, then makes every completed write durable. */
+    /**
+     * Runs the queued writes, then makes every completed write durable, unless a sync that
+     * did the same started after this call did, and completed while it waited for the lock:
+     * concurrent FLUSHes share one sync, as a file system's journal commits do.
+     */
     void sync() {
+        long arrived = started;
         List<QueuedWrite> ran = new ArrayList<>();
         lock.lock();
         try {
-            lock.runQueuedLocked(ran);
-            syncLocked();
+            if (completed <= arrived) {
+                runQueuedAndSyncLocked(ran);
+            }
         } finally {
             lock.unlock(ran);
         }
+    }
+
+    private void runQueuedAndSyncLocked(List<QueuedWrite> ran) {
+        long number = ++started;
+        lock.runQueuedLocked(ran);
+        syncLocked();
+        completed = number;
     }
 
     /**
@@ -129,8 +146,7 @@ final class Syncer implements AutoCloseable {
             lock.lock();
             try {
                 backgroundSync = false;
-                lock.runQueuedLocked(ran);
-                syncLocked();
+                runQueuedAndSyncLocked(ran);
                 scattered.gather();
             } finally {
                 lock.unlock(ran);

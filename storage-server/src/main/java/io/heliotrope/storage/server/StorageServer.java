@@ -96,7 +96,10 @@ public final class StorageServer implements AutoCloseable {
                 storeCalls = pool;
             }
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
-            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), storeCalls, storeThreads == 0, ByteBufAllocator.DEFAULT);
+            ExecutorService flushes = BoundedExecutors.fixed("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
+            components.push(() -> BoundedExecutors.shutdown(flushes, SHUTDOWN_PATIENCE));
+            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), storeCalls, storeThreads == 0, flushes,
+                    ByteBufAllocator.DEFAULT);
             ImageExports exports = new ImageExports(sessions, devices, sessionCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation()), new NbdMetrics(registry));
@@ -164,6 +167,8 @@ public final class StorageServer implements AutoCloseable {
     /** Opens and closes of some images wait on the controller; renewals of the others must not queue behind them. */
     private static final int SESSION_THREADS = 8;
     private static final int ADMIN_THREADS = 2;
+    /** FLUSHes take turns on the store's write lock, and one that waits shares the next one's sync: two threads keep one waiting. */
+    private static final int FLUSH_THREADS = 2;
     /** gRPC callbacks only convert and hand calls on. */
     private static final int GRPC_THREADS = 4;
     /** Admin and gRPC calls beyond this many waiting are refused, for the client to try again. */

@@ -68,7 +68,7 @@ class TestNbdExports {
     @Test
     void openingAMissingImageFailsAsAnUnknownExport() {
         MemoryBlockStore store = new MemoryBlockStore();
-        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, UnpooledByteBufAllocator.DEFAULT);
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         NbdExports exports = new NbdExports(new ImageExports(new LocalSessions(store), devices, Runnable::run));
         assertThatThrownBy(() -> exports.open("nope").join())
                 .cause()

@@ -149,6 +149,18 @@ class TestBlockSlots {
         }
     }
 
+    @Test
+    void aSyncThatArrivesAfterAnotherEndedSyncsAgain() {
+        try (RocksBlockStore store = new RocksBlockStore(directory, 8 << 20)) {
+            ImageInfo image = store.createImage("disk", 16 * BLOCK_SIZE);
+            long before = store.syncs();
+            store.sync();
+            store.write(image.id(), 3, block(3), 1, RECORD, false);
+            store.sync();
+            assertThat(store.syncs()).as("only a sync that starts after a FLUSH arrives may stand in for it").isEqualTo(before + 2);
+        }
+    }
+
     /** Whether the first byte of {@code slot} of {@code block} in the image's file is {@code value}. */
     private boolean fileHolds(long imageId, long block, int slot, int value) throws IOException {
         try (RandomAccessFile file = new RandomAccessFile(blockFile(imageId).toFile(), "r")) {

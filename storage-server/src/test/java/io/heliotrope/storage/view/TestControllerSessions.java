@@ -57,7 +57,7 @@ class TestControllerSessions {
     }
 
     private static ImageExports exports(ControllerSessions sessions, BlockStore store) {
-        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, UnpooledByteBufAllocator.DEFAULT),
+        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT),
                 Runnable::run);
     }
 

@@ -121,7 +121,7 @@ class TestDataView {
 
     @Test
     void aPartialWriteOverABlockNotCurrentHereMergesIntoItsFetchedCopy() {
-        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, Runnable::run, true, UnpooledByteBufAllocator.DEFAULT);
+        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         BlockDevice device = new ImageExports(siteB, devices, Runnable::run).open("disk").join();
         try {
             CompletableFuture<Void> write = device.write(2 * BLOCK_SIZE + 100, Unpooled.wrappedBuffer(new byte[10]), false);
