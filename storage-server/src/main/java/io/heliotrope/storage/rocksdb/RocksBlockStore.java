@@ -241,7 +241,7 @@ public final class RocksBlockStore implements BlockStore {
             stagedBatch = track(new WriteBatch());
         } catch (RocksDBException | java.io.IOException e) {
             closeResources();
-            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot open block store in " + directory + ": " + e.getMessage(), e);
+            throw StorageErrors.failure("cannot open block store in " + directory, e);
         }
     }
 
@@ -1474,7 +1474,7 @@ public final class RocksBlockStore implements BlockStore {
 
 
     static HeliotropeException failure(String action, RocksDBException e) {
-        return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "RocksDB failed to " + action + ": " + e.getMessage(), e);
+        return StorageErrors.failure("RocksDB failed to " + action, e);
     }
 
     private static byte[] meta(long version, byte state) {
