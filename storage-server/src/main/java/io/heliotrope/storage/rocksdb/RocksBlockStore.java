@@ -14,6 +14,7 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.Env;
 import org.rocksdb.FlushJobInfo;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
@@ -22,6 +23,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
+import org.rocksdb.SstFileManager;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -131,6 +133,12 @@ public final class RocksBlockStore implements BlockStore {
      * memtable: a larger one flushes, and syncs the block files, less often.
      */
     private static final long INLINE_BUFFER_BYTES = 32L << 20;
+    /**
+     * Free space below which writes of block data are refused ({@link DiskSpace}): room for
+     * a new log's preallocation (1.1 x the largest memtable) and the flush of a full inline
+     * memtable and of the small ones, with some to spare.
+     */
+    private static final long INDEX_RESERVE_BYTES = 3 * INLINE_BUFFER_BYTES;
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
     /** Reads of this many blocks (256 KiB) or more cache the index entries of the groups they touch. */
     private static final int CACHING_READ_BLOCKS = 64;
@@ -143,6 +151,7 @@ public final class RocksBlockStore implements BlockStore {
     private final ColumnFamilyHandle view;
     private final ColumnFamilyHandle inline;
     private final BlockFiles files;
+    private final DiskSpace space;
     private final IndexCache cache = new IndexCache();
     /**
      * Serializes changes to the blocks column family, so each write picks the free slot
@@ -192,6 +201,7 @@ public final class RocksBlockStore implements BlockStore {
         }
         try {
             Files.createDirectories(directory);
+            space = new DiskSpace(directory, INDEX_RESERVE_BYTES);
             files = track(new BlockFiles(directory.resolve("blocks"), this::blockCount));
             LRUCache cache = track(new LRUCache(blockCacheBytes));
             BloomFilter bloom = track(new BloomFilter(10));
@@ -202,6 +212,8 @@ public final class RocksBlockStore implements BlockStore {
                     .setBytesPerSync(1 << 20)
                     .setAllowMmapReads(true)
                     .setManualWalFlush(true)
+                    // Resumes writing after a flush or compaction failed for lack of space, once there is room again.
+                    .setSstFileManager(track(new SstFileManager(Env.getDefault())))
                     .setListeners(List.of(track(new SyncBlockFilesOnFlush()))));
             ColumnFamilyOptions small = track(new ColumnFamilyOptions()
                     .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom))
@@ -226,7 +238,7 @@ public final class RocksBlockStore implements BlockStore {
                     new ColumnFamilyDescriptor(bytes("view"), small),
                     new ColumnFamilyDescriptor(bytes("inline"), copies));
             List<ColumnFamilyHandle> handles = new ArrayList<>();
-            db = RocksDB.open(options, directory.resolve("index").toString(), descriptors, handles);
+            db = space.open(options, directory.resolve("index"), descriptors, handles);
             handles.forEach(this::track);
             counters = handles.get(0);
             images = handles.get(1);
@@ -690,6 +702,7 @@ public final class RocksBlockStore implements BlockStore {
         for (QueuedWrite write; (write = writes.poll()) != null; ) {
             ran.add(write);
             try {
+                space.admit((long) write.count * BLOCK_SIZE);
                 List<QueuedWrite> overlapped = overlapped(staged, write);
                 if (!overlapped.isEmpty() && (write.coversGroup() || overlapped.stream().anyMatch(QueuedWrite::coversGroup))) {
                     commit(staged);
@@ -1020,6 +1033,7 @@ public final class RocksBlockStore implements BlockStore {
     /** Zero markers for the range's data blocks, some groups at a time under the write lock, so writes wait briefly. */
     @Override
     public void zero(long imageId, long firstBlock, long count, long version, boolean sync) {
+        space.admit(0);
         long end = firstBlock + count;
         for (long next = firstBlock; next >= 0; ) {
             lockForWrite();
@@ -1080,6 +1094,7 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public void zeroBlocks(long imageId, long[] blockIndexes, long version, boolean sync) {
+        space.admit(0);
         byte[] meta = meta(version, STATE_ZERO);
         lockForWrite();
         try (WriteBatch batch = new WriteBatch()) {
@@ -1347,6 +1362,7 @@ public final class RocksBlockStore implements BlockStore {
      * block write slips in between.
      */
     private void writeDurably(WriteBatch batch) throws RocksDBException {
+        space.admitIndexChange();
         writeLock.lock();
         try {
             files.sync();
@@ -1360,7 +1376,9 @@ public final class RocksBlockStore implements BlockStore {
     private void syncLocked() {
         files.sync();
         try {
-            db.flushWal(true);
+            if (!space.readOnly()) {
+                db.flushWal(true);
+            }
         } catch (RocksDBException e) {
             throw failure("sync", e);
         }
