@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,10 +40,10 @@ final class TestingSite implements AutoCloseable {
     private int grpcPort;
     private String metricsUrl;
 
-    private TestingSite(Path root, List<String> serveOptions) throws IOException {
+    private TestingSite(Path root, Path dataDir, List<String> serveOptions) throws IOException {
         this.root = root;
         this.serveOptions = List.copyOf(serveOptions);
-        this.dataDir = root.resolve("data");
+        this.dataDir = dataDir;
         Files.createDirectories(root.resolve("tmp"));
         this.process = new RestartableProcess("site", () -> ChildProcess.start("helio-serve", command()), this::awaitServing);
     }
@@ -52,9 +53,18 @@ final class TestingSite implements AutoCloseable {
      * go to {@code helio serve} as well (e.g. {@code --site NAME --controller HOST:PORT}).
      */
     static TestingSite start(String... serveOptions) {
+        return start(null, serveOptions);
+    }
+
+    /** Starts a site as {@link #start(String...)} does, with its data in {@code dataDir}, which closing leaves in place. */
+    static TestingSite startIn(Path dataDir, String... serveOptions) {
+        return start(requireNonNull(dataDir, "dataDir is null"), serveOptions);
+    }
+
+    private static TestingSite start(Path dataDir, String[] serveOptions) {
         try {
             Path root = Files.createTempDirectory("heliotrope-site-");
-            TestingSite site = new TestingSite(root, List.of(serveOptions));
+            TestingSite site = new TestingSite(root, dataDir == null ? root.resolve("data") : dataDir, List.of(serveOptions));
             try {
                 site.process.start();
                 return site;

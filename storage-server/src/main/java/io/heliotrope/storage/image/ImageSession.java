@@ -13,9 +13,16 @@ import java.util.SortedMap;
  * its own, to flush and to close with.
  */
 public interface ImageSession {
+    /** The {@link #epoch()} of a session that has none yet; epochs start at 1. */
+    long NO_EPOCH = 0;
+
     ImageInfo info();
 
-    /** The epoch of this session's new versions ({@link io.heliotrope.version.Version}). */
+    /**
+     * The epoch of this session's new versions ({@link io.heliotrope.version.Version}), or
+     * {@link #NO_EPOCH} while a standalone site has no room to record one: its first write
+     * then asks for one with {@link #nextEpoch()}.
+     */
     long epoch();
 
     /**

@@ -21,8 +21,10 @@ import static java.util.Objects.requireNonNull;
  * repeat across sessions, and the counter only grows within one. Once the counter passes
  * {@link Version#COUNTER_NEAR_LIMIT} the session takes its next epoch in the background and
  * the counter starts over under it; only if the counter runs out before that epoch arrives
- * do writes fail, and they may be retried. It also serializes read-modify-write of
- * partial blocks, and holds the image's {@link DataView}.
+ * do writes fail, and they may be retried. A session that opened without an epoch
+ * ({@link ImageSession#NO_EPOCH}, its store being full) has each write ask for one first,
+ * and fail while it cannot be had. It also serializes read-modify-write of partial blocks,
+ * and holds the image's {@link DataView}.
  */
 public final class OpenImage {
     private static final Logger log = LoggerFactory.getLogger(OpenImage.class);
@@ -67,6 +69,9 @@ public final class OpenImage {
     }
 
     synchronized long nextVersion() {
+        if (epoch == ImageSession.NO_EPOCH) {
+            epoch = session.nextEpoch();
+        }
         if (counter >= Version.COUNTER_NEAR_LIMIT) {
             rollOver();
         }

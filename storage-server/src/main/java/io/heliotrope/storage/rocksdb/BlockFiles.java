@@ -302,6 +302,6 @@ final class BlockFiles implements AutoCloseable {
     }
 
     private static HeliotropeException failure(String action, long imageId, Exception e) {
-        return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot " + action + " the block file of image " + imageId + ": " + e.getMessage(), e);
+        return StorageErrors.failure("cannot " + action + " the block file of image " + imageId, e);
     }
 }

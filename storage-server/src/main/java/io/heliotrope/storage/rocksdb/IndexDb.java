@@ -10,6 +10,7 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.Env;
 import org.rocksdb.FlushJobInfo;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
@@ -18,11 +19,13 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
+import org.rocksdb.SstFileManager;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -59,6 +62,12 @@ final class IndexDb implements AutoCloseable {
      * memtable: a larger one flushes, and syncs the block files, less often.
      */
     private static final long INLINE_BUFFER_BYTES = 32L << 20;
+    /**
+     * Free space below which writes of block data are refused ({@link DiskSpace}): room for
+     * a new log's preallocation (1.1 x the largest memtable) and the flush of a full inline
+     * memtable and of the small ones, with some to spare.
+     */
+    private static final long INDEX_RESERVE_BYTES = 3 * INLINE_BUFFER_BYTES;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final RocksDB db;
@@ -71,11 +80,14 @@ final class IndexDb implements AutoCloseable {
     private final WriteOptions asyncWrite;
     private final WriteOptions syncWrite;
     private final ReadOptions read;
+    /** The free space of the file system the index and the block files are on. */
+    final DiskSpace space;
 
     /** Opens the database in {@code directory}; from here on it owns {@code files}, and closes them after itself. */
-    IndexDb(Path directory, long blockCacheBytes, BlockFiles files) throws RocksDBException {
+    IndexDb(Path directory, long blockCacheBytes, BlockFiles files) throws RocksDBException, IOException {
         track(files);
         try {
+            space = new DiskSpace(directory.getParent(), INDEX_RESERVE_BYTES);
             LRUCache cache = track(new LRUCache(blockCacheBytes));
             BloomFilter bloom = track(new BloomFilter(10));
             DBOptions options = track(new DBOptions()
@@ -85,6 +97,8 @@ final class IndexDb implements AutoCloseable {
                     .setBytesPerSync(1 << 20)
                     .setAllowMmapReads(true)
                     .setManualWalFlush(true)
+                    // Resumes writing after a flush or compaction failed for lack of space, once there is room again.
+                    .setSstFileManager(track(new SstFileManager(Env.getDefault())))
                     .setListeners(List.of(track(new SyncBlockFilesOnFlush(files)))));
             ColumnFamilyOptions small = track(new ColumnFamilyOptions()
                     .setTableFormatConfig(new BlockBasedTableConfig().setBlockCache(cache).setFilterPolicy(bloom))
@@ -109,7 +123,7 @@ final class IndexDb implements AutoCloseable {
                     new ColumnFamilyDescriptor(bytes("view"), small),
                     new ColumnFamilyDescriptor(bytes("inline"), copies));
             List<ColumnFamilyHandle> handles = new ArrayList<>();
-            db = RocksDB.open(options, directory.toString(), descriptors, handles);
+            db = space.open(options, directory, descriptors, handles);
             handles.forEach(this::track);
             counters = handles.get(0);
             images = handles.get(1);
@@ -120,7 +134,7 @@ final class IndexDb implements AutoCloseable {
             asyncWrite = track(new WriteOptions());
             syncWrite = track(new WriteOptions().setSync(true));
             read = track(new ReadOptions());
-        } catch (RocksDBException | RuntimeException e) {
+        } catch (RocksDBException | IOException | RuntimeException e) {
             closeResources();
             throw e;
         }
@@ -249,7 +263,7 @@ final class IndexDb implements AutoCloseable {
     }
 
     static HeliotropeException failure(String action, RocksDBException e) {
-        return new HeliotropeException(ErrorCode.STORAGE_FAILURE, "RocksDB failed to " + action + ": " + e.getMessage(), e);
+        return StorageErrors.failure("RocksDB failed to " + action, e);
     }
 
     static byte[] bytes(String value) {

@@ -61,7 +61,7 @@ public final class RocksBlockStore implements BlockStore {
             files = new BlockFiles(directory.resolve("blocks"), this::blockCount);
             index = new IndexDb(directory.resolve("index"), blockCacheBytes, files);
         } catch (RocksDBException | IOException e) {
-            throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "cannot open block store in " + directory + ": " + e.getMessage(), e);
+            throw StorageErrors.failure("cannot open block store in " + directory, e);
         }
         IndexCache cache = new IndexCache();
         scan = new IndexScan(index);

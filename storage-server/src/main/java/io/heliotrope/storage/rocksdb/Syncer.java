@@ -77,7 +77,9 @@ final class Syncer implements AutoCloseable {
     void syncLocked() {
         files.sync();
         try {
-            index.syncWal();
+            if (!index.space.readOnly()) {
+                index.syncWal();
+            }
         } catch (RocksDBException e) {
             throw IndexDb.failure("sync", e);
         }
@@ -116,6 +118,7 @@ final class Syncer implements AutoCloseable {
      * block write slips in between.
      */
     void writeDurably(WriteBatch batch) throws RocksDBException {
+        index.space.admitIndexChange();
         lock.lock();
         try {
             files.sync();

@@ -114,6 +114,7 @@ final class WritePipeline implements AutoCloseable {
         for (QueuedWrite write; (write = writes.poll()) != null; ) {
             ran.add(write);
             try {
+                index.space.admit((long) write.count * BLOCK_SIZE);
                 List<QueuedWrite> overlapped = overlapped(staged, write);
                 if (!overlapped.isEmpty() && (write.coversGroup() || overlapped.stream().anyMatch(QueuedWrite::coversGroup))) {
                     commit(staged);
@@ -259,6 +260,7 @@ final class WritePipeline implements AutoCloseable {
 
     /** Zero markers for the range's data blocks, some groups at a time under the write lock, so writes wait briefly. */
     void zero(long imageId, long firstBlock, long count, long version, Dirty dirty, boolean sync) {
+        index.space.admit(0);
         long end = firstBlock + count;
         for (long next = firstBlock; next >= 0; ) {
             lockForWrite();
@@ -276,6 +278,7 @@ final class WritePipeline implements AutoCloseable {
     }
 
     void zeroBlocks(long imageId, long[] blocks, long version, Dirty dirty, boolean sync) {
+        index.space.admit(0);
         lockForWrite();
         try {
             zeroMarkers.zeroBlocks(imageId, blocks, version, dirty);
