@@ -147,6 +147,7 @@ final class ImageCommand {
             ImageConfig image = status.getConfig();
             Lease lease = status.getLease();
             out.println("name:        " + image.getName());
+            out.println("identity:    " + image.getUuid());
             out.println("size:        " + image.getSizeBytes() + " (" + format(image.getSizeBytes()) + ")");
             out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
             out.println("mode:        " + mode(image) + " (K " + image.getK() + ", S " + image.getS() + ")");

@@ -5,10 +5,9 @@ import io.heliotrope.error.HeliotropeException;
 
 import java.util.regex.Pattern;
 
-/** Rules for site and image names, which also name znodes, and the errors for unknown ones. */
+/** The rule for site names, which also name znodes, and the errors for unknown sites and images (image names: {@link io.heliotrope.image.ImageNames}). */
 public final class Names {
     private static final Pattern SITE = Pattern.compile("[a-z0-9-]{1,63}");
-    private static final Pattern IMAGE = Pattern.compile("[a-z0-9._-]{1,63}");
 
     private Names() {}
 
@@ -16,18 +15,6 @@ public final class Names {
         if (name == null || !SITE.matcher(name).matches()) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
                     "invalid site name '" + name + "': use 1 to 63 lowercase letters, digits or '-'");
-        }
-        return name;
-    }
-
-    public static String image(String name) {
-        if (name == null || !IMAGE.matcher(name).matches() || name.equals(".") || name.equals("..")) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
-                    "invalid image name '" + name + "': use 1 to 63 lowercase letters, digits, '.', '_' or '-' (not '.' or '..')");
-        }
-        if (!Character.isLetterOrDigit(name.charAt(0))) {
-            // Sites store images under the same name, and their stores take only names that start so.
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid image name '" + name + "': start it with a letter or digit");
         }
         return name;
     }

@@ -2,6 +2,7 @@ package io.heliotrope.storage;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -17,7 +18,12 @@ import java.util.function.Consumer;
 public interface BlockStore extends AutoCloseable {
     int BLOCK_SIZE = 4096;
 
-    ImageInfo createImage(String name, long sizeBytes);
+    /** Creates a copy of the controller's image {@code identity}, or with a null one a standalone image. */
+    ImageInfo createImage(String name, long sizeBytes, UUID identity);
+
+    default ImageInfo createImage(String name, long sizeBytes) {
+        return createImage(name, sizeBytes, null);
+    }
 
     List<ImageInfo> listImages();
 

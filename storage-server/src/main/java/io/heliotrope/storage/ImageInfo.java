@@ -2,15 +2,31 @@ package io.heliotrope.storage;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.UUID;
 
 import static java.util.Objects.requireNonNull;
 
-/** An image as the store knows it: a local id, its name, size and creation time (to the millisecond). */
-public record ImageInfo(long id, String name, long sizeBytes, Instant created) {
+/**
+ * An image as the store knows it: a local id, its name, size, creation time (to the
+ * millisecond) and identity. The identity is that of the controller's image this is a
+ * copy of ({@code uuid} in its catalog); null for a standalone site's image and for a
+ * copy made before identities. Blocks, dirty entries and the view are keyed by the local
+ * id, never by the name.
+ */
+public record ImageInfo(long id, String name, long sizeBytes, Instant created, UUID identity) {
     public ImageInfo {
         requireNonNull(name, "name is null");
         // Stores keep milliseconds: an image reads back equal to the one created.
         created = requireNonNull(created, "created is null").truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    /** Whether this is a copy of the controller's image {@code identity}; never for a null one. */
+    public boolean isCopyOf(UUID identity) {
+        return identity != null && identity.equals(this.identity);
+    }
+
+    public ImageInfo resized(long sizeBytes) {
+        return new ImageInfo(id, name, sizeBytes, created, identity);
     }
 
     public long blockCount() {

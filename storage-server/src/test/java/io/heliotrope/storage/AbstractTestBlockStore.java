@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
@@ -96,6 +97,17 @@ public abstract class AbstractTestBlockStore {
     }
 
     @Test
+    void aCopyKeepsItsIdentityThroughResizesSessionsAndRestarts() throws Exception {
+        UUID identity = UUID.randomUUID();
+        ImageInfo copy = store.createImage("copy", BLOCK_SIZE, identity);
+        store.resizeImage("copy", 2 * BLOCK_SIZE);
+        store.beginSession(copy.id());
+        reopen();
+        assertThat(store.image("copy").identity()).isEqualTo(identity);
+        assertThat(store.createImage("standalone", BLOCK_SIZE).identity()).isNull();
+    }
+
+    @Test
     void refusesBadNamesSizesAndDuplicates() {
         store.createImage("vm-1.disk_0", BLOCK_SIZE);
         assertThatThrownBy(() -> store.createImage("vm-1.disk_0", BLOCK_SIZE))
@@ -103,6 +115,7 @@ public abstract class AbstractTestBlockStore {
                 .hasMessage("image 'vm-1.disk_0' already exists")
                 .satisfies(e -> assertThat(((HeliotropeException) e).code()).isEqualTo(ErrorCode.IMAGE_EXISTS));
         assertThatThrownBy(() -> store.createImage("../etc", BLOCK_SIZE)).hasMessageStartingWith("invalid image name '../etc'");
+        assertThatThrownBy(() -> store.createImage("Disk", BLOCK_SIZE)).hasMessageStartingWith("invalid image name 'Disk'");
         assertThatThrownBy(() -> store.createImage("odd", 1000)).hasMessageStartingWith("invalid image size 1000");
         assertThatThrownBy(() -> store.createImage("zero", 0)).hasMessageStartingWith("invalid image size 0");
         assertThatThrownBy(() -> store.deleteImage("missing")).hasMessage("image 'missing' does not exist");

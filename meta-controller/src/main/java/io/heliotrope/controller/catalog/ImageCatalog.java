@@ -12,6 +12,7 @@ import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.image.ImageNames;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 import static java.util.Objects.requireNonNull;
 
@@ -47,7 +49,7 @@ public final class ImageCatalog {
     }
 
     public ImageConfig create(ImageSpec spec) {
-        ImageConfig config = spec.toConfig(clock.millis());
+        ImageConfig config = spec.toConfig(clock.millis(), UUID.randomUUID());
         ImagePaths paths = layout.image(config.name());
         Transaction create = new Transaction()
                 .create(paths.image(), EMPTY)
@@ -72,13 +74,29 @@ public final class ImageCatalog {
             throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image '" + config.name() + "': ZooKeeper refused its creation ("
                     + outcome.code() + " at operation " + outcome.failedOp() + ")");
         }
-        log.info("{}: created ({} bytes, {})", config.name(), config.sizeBytes(), config.mode());
+        log.info("{}: created ({} bytes, {}, identity {})", config.name(), config.sizeBytes(), config.mode(), config.uuid());
         return config;
     }
 
-    /** The configuration, with the config znode's creation zxid telling this image from an earlier one of the same name. */
+    /**
+     * The configuration, with the config znode's creation zxid telling this image from an
+     * earlier one of the same name. A config from before identities gets its identity here,
+     * by compare-and-set, so every reader sees the one that won.
+     */
     public Versioned<ImageConfig> get(String name) {
-        return zk.readJson(layout.image(Names.image(name)).config(), ImageConfig.class).orElseThrow(() -> Names.imageNotFound(name));
+        String path = layout.image(ImageNames.check(name)).config();
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            Versioned<ImageConfig> config = zk.readJson(path, ImageConfig.class).orElseThrow(() -> Names.imageNotFound(name));
+            if (config.value().uuid() != null) {
+                return config;
+            }
+            ImageConfig identified = config.value().withUuid(UUID.randomUUID());
+            if (zk.setData(path, Json.write(identified), config.version())) {
+                log.info("{}: identity {} given to an image created before identities", name, identified.uuid());
+                return new Versioned<>(identified, config.version() + 1, config.createZxid());
+            }
+        }
+        throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image '" + name + "': its config kept changing while it was given an identity; try again");
     }
 
     public List<ImageConfig> list() {
@@ -87,7 +105,8 @@ public final class ImageCatalog {
         List<ImageConfig> images = new ArrayList<>(paths.size());
         for (int i = 0; i < paths.size(); i++) {
             if (data.get(i).isPresent()) {
-                images.add(Json.read(data.get(i).get(), ImageConfig.class, paths.get(i)));
+                ImageConfig config = Json.read(data.get(i).get(), ImageConfig.class, paths.get(i));
+                images.add(config.uuid() != null ? config : get(config.name()).value());
             }
         }
         return images;
@@ -95,7 +114,7 @@ public final class ImageCatalog {
 
     /** Deletes the image and all its metadata; refused with {@code IMAGE_IN_USE} while a live write lease is held. */
     public void delete(String name) {
-        ImagePaths paths = layout.image(Names.image(name));
+        ImagePaths paths = layout.image(ImageNames.check(name));
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Versioned<Lease> lease = zk.readJson(paths.lease(), Lease.class).orElseThrow(() -> Names.imageNotFound(name));
             Lease current = lease.value();

@@ -1,9 +1,12 @@
 package io.heliotrope.controller.catalog;
 
-import io.heliotrope.controller.Names;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.image.ImageNames;
 
+import java.util.UUID;
+
+import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
 
 /**
@@ -17,7 +20,7 @@ public record ImageSpec(String name, long sizeBytes, PropagationMode mode, int k
     public static final int DEFAULT_S = 1;
 
     public ImageSpec {
-        Names.image(name);
+        ImageNames.check(name);
         if (sizeBytes <= 0 || sizeBytes % ImageConfig.BLOCK_SIZE != 0 || sizeBytes > MAX_SIZE) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid size " + Long.toUnsignedString(sizeBytes)
                     + " for image '" + name + "': must be a positive multiple of " + ImageConfig.BLOCK_SIZE + " bytes, at most 1 PiB");
@@ -36,7 +39,7 @@ public record ImageSpec(String name, long sizeBytes, PropagationMode mode, int k
         this(name, sizeBytes, null, 0, 0, null);
     }
 
-    public ImageConfig toConfig(long createdEpochMillis) {
-        return new ImageConfig(name, sizeBytes, ImageConfig.BLOCK_SIZE, createdEpochMillis, mode, k, s, transitions);
+    public ImageConfig toConfig(long createdEpochMillis, UUID uuid) {
+        return new ImageConfig(name, sizeBytes, ImageConfig.BLOCK_SIZE, createdEpochMillis, mode, k, s, transitions, requireNonNull(uuid, "uuid is null"));
     }
 }

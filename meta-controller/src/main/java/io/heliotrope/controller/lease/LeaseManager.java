@@ -7,6 +7,7 @@ import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.image.ImageNames;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,12 +48,12 @@ public final class LeaseManager {
     }
 
     public Versioned<Lease> read(String image) {
-        return zk.readJson(layout.image(Names.image(image)).lease(), Lease.class).orElseThrow(() -> Names.imageNotFound(image));
+        return zk.readJson(layout.image(ImageNames.check(image)).lease(), Lease.class).orElseThrow(() -> Names.imageNotFound(image));
     }
 
     /** Applies {@code change} with compare-and-set, re-reading after a lost race. */
     public Lease update(String image, Change change) {
-        String path = layout.image(Names.image(image)).lease();
+        String path = layout.image(ImageNames.check(image)).lease();
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Versioned<Lease> current = read(image);
             Lease next = change.apply(current.value(), clock.millis());

@@ -3,6 +3,7 @@ package io.heliotrope.controller.metadata;
 import io.heliotrope.controller.Names;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.image.ImageNames;
 import io.heliotrope.version.Version;
 
 import static java.util.Objects.requireNonNull;
@@ -15,7 +16,7 @@ import static java.util.Objects.requireNonNullElse;
  */
 public record Flush(String image, String site, long epoch, boolean release, String moveTo, BlockEntries entries) {
     public Flush {
-        Names.image(image);
+        ImageNames.check(image);
         Names.site(site);
         moveTo = requireNonNullElse(moveTo, "");
         requireNonNull(entries, "entries is null");

@@ -53,6 +53,7 @@ final class ControllerProtos {
                 .setTransitions(io.heliotrope.proto.controller.v1.TransitionTable.newBuilder()
                         .addAllSites(config.transitions().sites())
                         .addAllProbabilities(config.transitions().probabilities()))
+                .setUuid(config.uuid().toString())
                 .build();
     }
 

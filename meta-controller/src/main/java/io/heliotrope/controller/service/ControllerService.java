@@ -98,9 +98,10 @@ public final class ControllerService {
     public CompletableFuture<OpenedImage> openImage(String image, String site, OpenMode mode, long cachedMetaSeq) {
         requireNonNull(mode, "mode is null");
         return async(() -> {
-            ImageConfig config = catalog.get(image).value();
             sites.require(site);
             Lease lease = mode == OpenMode.WRITE ? leases.acquire(image, site) : leases.read(image).value();
+            // Read again under the lease, which an image cannot be removed while held: the identity is of the image the lease is of.
+            ImageConfig config = catalog.get(image).value();
             return new OpenedImage(lease, config, metadata.since(image, cachedMetaSeq));
         });
     }

@@ -14,11 +14,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.function.Consumer;
 
-import static io.heliotrope.storage.ImageNames.checkName;
+import static io.heliotrope.image.ImageNames.check;
 import static io.heliotrope.storage.ImageNames.checkSize;
 
 /**
@@ -50,8 +51,8 @@ public final class MemoryBlockStore implements BlockStore {
     }
 
     @Override
-    public synchronized ImageInfo createImage(String name, long sizeBytes) {
-        checkName(name);
+    public synchronized ImageInfo createImage(String name, long sizeBytes, UUID identity) {
+        check(name);
         checkSize(sizeBytes);
         if (sizeBytes / BLOCK_SIZE > Integer.MAX_VALUE) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image size " + sizeBytes + " is too large for the memory store");
@@ -59,7 +60,7 @@ public final class MemoryBlockStore implements BlockStore {
         if (byName.containsKey(name)) {
             throw ImageNames.exists(name);
         }
-        MemoryImage image = new MemoryImage(new ImageInfo(nextId++, name, sizeBytes, Instant.now()));
+        MemoryImage image = new MemoryImage(new ImageInfo(nextId++, name, sizeBytes, Instant.now(), identity));
         byName.put(name, image);
         byId.put(image.info.id(), image);
         return image.info;
@@ -87,8 +88,7 @@ public final class MemoryBlockStore implements BlockStore {
     public synchronized ImageInfo resizeImage(String name, long sizeBytes) {
         checkSize(sizeBytes);
         MemoryImage image = named(name);
-        ImageInfo old = image.info;
-        image.info = new ImageInfo(old.id(), old.name(), sizeBytes, old.created());
+        image.info = image.info.resized(sizeBytes);
         int blocks = Math.toIntExact(image.info.blockCount());
         image.versions = Arrays.copyOf(image.versions, blocks);
         image.data = Arrays.copyOf(image.data, blocks);

@@ -13,9 +13,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentSkipListMap;
 
-import static io.heliotrope.storage.ImageNames.checkName;
+import static io.heliotrope.image.ImageNames.check;
 import static io.heliotrope.storage.ImageNames.checkSize;
 import static io.heliotrope.storage.rocksdb.BlockFiles.GROUP;
 import static io.heliotrope.storage.rocksdb.IndexDb.bytes;
@@ -54,15 +55,15 @@ final class Catalog {
         });
     }
 
-    ImageInfo create(String name, long sizeBytes) {
-        checkName(name);
+    ImageInfo create(String name, long sizeBytes, UUID identity) {
+        check(name);
         checkSize(sizeBytes);
         synchronized (lock) {
             if (records.containsKey(name)) {
                 throw ImageNames.exists(name);
             }
             long id = nextImageId();
-            ImageRecord record = new ImageRecord(new ImageInfo(id, name, sizeBytes, Instant.now()), 0);
+            ImageRecord record = new ImageRecord(new ImageInfo(id, name, sizeBytes, Instant.now(), identity), 0);
             try (WriteBatch batch = new WriteBatch()) {
                 batch.put(index.counters, NEXT_IMAGE_ID, longBytes(id + 1));
                 batch.put(index.images, bytes(name), record.encode());
@@ -115,7 +116,7 @@ final class Catalog {
                 throw ImageNames.notFound(name);
             }
             ImageInfo old = record.info();
-            ImageInfo resized = new ImageInfo(old.id(), old.name(), sizeBytes, old.created());
+            ImageInfo resized = old.resized(sizeBytes);
             boolean shrink = sizeBytes < old.sizeBytes();
             try {
                 pipeline.locked(() -> {

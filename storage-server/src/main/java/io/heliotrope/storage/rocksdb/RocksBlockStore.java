@@ -12,6 +12,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
@@ -82,8 +83,8 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     @Override
-    public ImageInfo createImage(String name, long sizeBytes) {
-        return catalog.create(name, sizeBytes);
+    public ImageInfo createImage(String name, long sizeBytes, UUID identity) {
+        return catalog.create(name, sizeBytes, identity);
     }
 
     @Override

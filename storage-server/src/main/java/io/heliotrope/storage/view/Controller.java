@@ -5,6 +5,8 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 
 import static java.util.Objects.requireNonNull;
 
@@ -17,8 +19,8 @@ public interface Controller extends AutoCloseable {
     /** Adds this site to the registry, or updates its addresses. */
     void register(String grpcAddress, String nbdAddress);
 
-    /** The names in the controller's catalog. */
-    List<String> imageNames();
+    /** The controller's catalog: each image's name and identity, in name order. */
+    Map<String, UUID> images();
 
     /** Takes the image's write lease and returns the metadata committed after {@code cachedMetaSeq}. */
     Opened open(String image, long cachedMetaSeq);
@@ -55,9 +57,10 @@ public interface Controller extends AutoCloseable {
         }
     }
 
-    /** A granted write lease and the metadata to apply before serving. */
-    record Opened(long epoch, Duration ttl, long sizeBytes, long metaSeq, boolean snapshot, List<GlobalBlock> entries) {
+    /** A granted write lease of the image {@code identity} and the metadata to apply before serving. */
+    record Opened(UUID identity, long epoch, Duration ttl, long sizeBytes, long metaSeq, boolean snapshot, List<GlobalBlock> entries) {
         public Opened {
+            requireNonNull(identity, "identity is null");
             entries = List.copyOf(entries);
         }
     }

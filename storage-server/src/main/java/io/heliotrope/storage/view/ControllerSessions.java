@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -33,6 +34,13 @@ import static java.util.Objects.requireNonNull;
  * controller in the background; the last close flushes the rest and gives the lease up.
  * Opens, closes and recoveries of one image take turns, so a new open starts after the
  * last close has released the lease; those of other images never wait for them.
+ *
+ * <p>A local copy is of one controller image, its identity ({@link ImageInfo#identity()}):
+ * the name only finds it. A copy whose identity is not the one the catalog has under its
+ * name is of a removed image. Opening the name drops it and starts a new copy, and the
+ * catalog refresh drops it unless the image is open here (then a refresh after the close
+ * does); what was written to it and never flushed goes with it, since it belongs to the
+ * removed image. A copy from before identities has none and is dropped the same way.
  */
 public final class ControllerSessions implements ImageSessions {
     private static final Logger log = LoggerFactory.getLogger(ControllerSessions.class);
@@ -90,15 +98,21 @@ public final class ControllerSessions implements ImageSessions {
                 return null;
             });
         }
-        refreshNames();
+        refresh();
     }
 
+    /** Recovers the copy's leftovers into its image, or drops the copy when that image was removed. */
     private void recover(ImageInfo image) {
         List<BlockVersion> left = store.dirtyBlocks(image.id());
         if (left.isEmpty()) {
             return;
         }
         try {
+            UUID identity = controller.images().get(image.name());
+            if (!image.isCopyOf(identity)) {
+                drop(image, identity);
+                return;
+            }
             Controller.LeaseState lease = controller.lease(image.name());
             Map<Boolean, List<BlockVersion>> held = left.stream()
                     .collect(Collectors.partitioningBy(block -> lease.heldAt(site, Version.epochOf(block.version()))));
@@ -120,12 +134,36 @@ public final class ControllerSessions implements ImageSessions {
         }
     }
 
-    /** Keeps the export list fresh without ever asking the controller on an event loop. */
-    public void refreshNames() {
+    /**
+     * Keeps the export list fresh without ever asking the controller on an event loop, and
+     * drops the copies of removed images. A copy in its image's turn (being opened or
+     * closed) or open here is left for a later refresh.
+     */
+    public void refresh() {
+        // Listed before the catalog is read: a copy made after the read would look removed.
+        List<ImageInfo> copies = store.listImages();
+        Map<String, UUID> catalog;
         try {
-            names = controller.imageNames();
+            catalog = controller.images();
         } catch (HeliotropeException e) {
             log.warn("site {}: cannot refresh the image list: {}", site, e.getMessage());
+            return;
+        }
+        names = List.copyOf(catalog.keySet());
+        for (ImageInfo copy : copies) {
+            UUID identity = catalog.get(copy.name());
+            if (!copy.isCopyOf(identity)) {
+                ifIdle(copy.name(), () -> {
+                    ImageInfo current = localCopy(copy.name());
+                    if (!active.contains(copy.name()) && current != null && current.id() == copy.id()) {
+                        try {
+                            drop(copy, identity);
+                        } catch (HeliotropeException e) {
+                            log.warn("{}: cannot drop the local copy of a removed image: {}", copy.name(), e.getMessage());
+                        }
+                    }
+                });
+            }
         }
     }
 
@@ -147,19 +185,26 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     private ImageSession start(String name) {
-        ImageInfo local = store.listImages().stream().filter(image -> image.name().equals(name)).findFirst().orElse(null);
-        long cachedSeq = 0;
+        ImageInfo local = localCopy(name);
         if (local != null) {
-            // An earlier session that could not flush at close goes first (recovery: flushed if its holding is still current, else orphaned).
+            // An earlier session that could not flush at close goes first (recovery: flushed if its holding is still
+            // current, else orphaned; dropped with the copy if that is of a removed image).
             recover(local);
-            cachedSeq = view.metaSeq(local.id());
+            local = localCopy(name);
         }
         long grantedAt = System.nanoTime();
-        Controller.Opened opened = controller.open(name, cachedSeq);
+        Controller.Opened opened = controller.open(name, local == null ? 0 : view.metaSeq(local.id()));
         ImageInfo info = local;
         ControllerSession session = null;
         try {
-            info = local == null ? store.createImage(name, opened.sizeBytes())
+            if (local != null && !local.isCopyOf(opened.identity())) {
+                // The metadata since the copy's metaSeq is another image's: start afresh, under a lease taken anew.
+                drop(local, opened.identity());
+                local = null;
+                grantedAt = System.nanoTime();
+                opened = controller.open(name, 0);
+            }
+            info = local == null ? store.createImage(name, opened.sizeBytes(), opened.identity())
                     : local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
             session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, view, controller, this::orphan, scheduler);
             view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
@@ -230,6 +275,35 @@ public final class ControllerSessions implements ImageSessions {
         }
     }
 
+    private ImageInfo localCopy(String name) {
+        return store.listImages().stream().filter(image -> image.name().equals(name)).findFirst().orElse(null);
+    }
+
+    /** Drops a copy of a removed image: its blocks, dirty entries, view and block file. */
+    private void drop(ImageInfo copy, UUID identity) {
+        int unflushed = store.dirtyBlocks(copy.id()).size();
+        if (unflushed > 0) {
+            log.warn("{}: dropping {} blocks written here and never flushed: they belong to a removed image", copy.name(), unflushed);
+        }
+        store.deleteImage(copy.name());
+        log.info("{}: local copy of image {} dropped, {}", copy.name(), copy.identity() == null ? "(no identity)" : copy.identity(),
+                identity == null ? "the controller no longer has it" : "the controller's image of this name is " + identity);
+    }
+
+    /** Runs {@code action} in the image's turn if nobody has it now, else not at all. */
+    private void ifIdle(String image, Runnable action) {
+        CompletableFuture<Void> turn = new CompletableFuture<>();
+        if (turns.putIfAbsent(image, turn) != null) {
+            return;
+        }
+        try {
+            action.run();
+        } finally {
+            turns.remove(image, turn);
+            turn.complete(null);
+        }
+    }
+
     /**
      * Runs {@code action} once every earlier open, close or recovery of the image has
      * ended. Waits only on the image's own turns: no lock that others wait on is held
@@ -275,7 +349,7 @@ public final class ControllerSessions implements ImageSessions {
 
     /** Schedules the catalog refresh; returns what cancels it. */
     public Runnable startRefreshing(Duration every) {
-        var task = scheduler.scheduleWithFixedDelay(this::refreshNames, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
+        var task = scheduler.scheduleWithFixedDelay(this::refresh, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
         return () -> task.cancel(false);
     }
 }

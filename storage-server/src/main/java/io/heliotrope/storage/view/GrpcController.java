@@ -27,7 +27,10 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -56,8 +59,14 @@ public final class GrpcController implements Controller {
     }
 
     @Override
-    public List<String> imageNames() {
-        return call(() -> blocking().listImages(ListImagesRequest.getDefaultInstance()).getImagesList().stream().map(ImageConfig::getName).toList());
+    public Map<String, UUID> images() {
+        return call(() -> {
+            Map<String, UUID> images = new LinkedHashMap<>();
+            for (ImageConfig image : blocking().listImages(ListImagesRequest.getDefaultInstance()).getImagesList()) {
+                images.put(image.getName(), UUID.fromString(image.getUuid()));
+            }
+            return images;
+        });
     }
 
     @Override
@@ -71,7 +80,7 @@ public final class GrpcController implements Controller {
             while (responses.hasNext()) {
                 addEntries(responses.next().getEntries(), entries);
             }
-            return new Opened(first.getLease().getEpoch(), Duration.ofMillis(first.getLease().getTtlMillis()),
+            return new Opened(UUID.fromString(first.getConfig().getUuid()), first.getLease().getEpoch(), Duration.ofMillis(first.getLease().getTtlMillis()),
                     first.getConfig().getSizeBytes(), first.getMetaSeq(), first.getSnapshot(), entries);
         });
     }

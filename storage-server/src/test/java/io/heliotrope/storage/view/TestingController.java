@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
@@ -21,6 +22,7 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class TestingController {
     private final Map<String, Long> sizes = new TreeMap<>();
+    private final Map<String, UUID> identities = new TreeMap<>();
     private final Map<String, String> holders = new TreeMap<>();
     private final Map<String, Long> epochs = new TreeMap<>();
     private final Map<String, Long> grants = new TreeMap<>();
@@ -30,8 +32,23 @@ public final class TestingController {
 
     public synchronized void createImage(String name, long sizeBytes) {
         sizes.put(name, sizeBytes);
+        identities.put(name, UUID.randomUUID());
         epochs.put(name, 0L);
         logs.put(name, new ArrayList<>());
+    }
+
+    /** Removes the image with its lease and log, as the controller does once nobody holds the lease. */
+    public synchronized void removeImage(String name) {
+        sizes.remove(name);
+        identities.remove(name);
+        holders.remove(name);
+        epochs.remove(name);
+        grants.remove(name);
+        logs.remove(name);
+    }
+
+    public synchronized UUID identity(String image) {
+        return identities.get(image);
     }
 
     /** Moves the lease to another site, as if this one had stopped renewing. */
@@ -90,9 +107,9 @@ public final class TestingController {
             public void register(String grpcAddress, String nbdAddress) {}
 
             @Override
-            public List<String> imageNames() {
+            public Map<String, UUID> images() {
                 synchronized (TestingController.this) {
-                    return List.copyOf(sizes.keySet());
+                    return new TreeMap<>(identities);
                 }
             }
 
@@ -109,7 +126,7 @@ public final class TestingController {
                     List<GlobalBlock> tail = new ArrayList<>();
                     List<List<GlobalBlock>> log = logs.get(image);
                     log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
-                    return new Opened(epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail);
+                    return new Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail);
                 }
             }
 
