@@ -85,6 +85,27 @@ class SiteCloseToOpenIT {
     }
 
     @Test
+    void anImageRemovedAndCreatedAgainReadsAsZerosAndARemovedOnesCopyIsReclaimed() throws Exception {
+        try (TestingSite a = site("site-d")) {
+            String target = cluster.controller(0).target();
+            createImage("reborn", "8M");
+            ok("qemu-io", "-f", "raw", "-c", "write -P 0x42 0 64k", a.nbdUri("reborn"));
+            ControllerClient controller = cluster.client(0);
+            Await.until("site-d's close reached the controller", TIMEOUT, () -> blocksAt(controller.status("reborn"), "site-d") == 16
+                    && controller.status("reborn").getLease().getHolder().isEmpty());
+            helio("image", "rm", "reborn", "--controller", target).assertSuccess();
+            createImage("reborn", "8M");
+
+            ok("qemu-io", "-f", "raw", "-c", "read -P 0 0 64k", a.nbdUri("reborn"));
+            assertThat(a.log()).contains("reborn: local copy of image ");
+            Await.until("site-d released the new image", TIMEOUT, () -> controller.status("reborn").getLease().getHolder().isEmpty());
+            helio("image", "rm", "reborn", "--controller", target).assertSuccess();
+            Await.until("site-d reclaimed its copy of the removed image", TIMEOUT,
+                    () -> a.image("show", "reborn").stderr().contains("image 'reborn' does not exist"));
+        }
+    }
+
+    @Test
     void aSiteKilledWithUnflushedBlocksFlushesThemWhenItComesBack() throws Exception {
         try (TestingSite a = site("site-c", "--checkpoint-interval", "1h")) {
             createImage("crash", "8M");
