@@ -20,9 +20,13 @@ public record ImageInfo(long id, String name, long sizeBytes, Instant created, U
         created = requireNonNull(created, "created is null").truncatedTo(ChronoUnit.MILLIS);
     }
 
-    /** Whether this is a copy of the controller's image {@code identity}; never for a null one. */
+    /**
+     * Whether this is a copy of the controller's image {@code identity}. A copy made before
+     * images had identities has none, and is taken for a copy of the image of its name: it
+     * may hold the only copy of blocks that no other site can give it yet.
+     */
     public boolean isCopyOf(UUID identity) {
-        return identity != null && identity.equals(this.identity);
+        return this.identity == null || this.identity.equals(identity);
     }
 
     public ImageInfo resized(long sizeBytes) {

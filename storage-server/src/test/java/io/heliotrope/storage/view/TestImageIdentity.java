@@ -110,11 +110,14 @@ class TestImageIdentity {
     }
 
     @Test
-    void aCopyFromBeforeIdentitiesIsDropped() {
-        store.createImage("disk", SIZE);
+    void aCopyFromBeforeIdentitiesIsTakenForTheImageOfItsNameUntilThatIsRemoved() {
+        ImageInfo legacy = store.createImage("disk", SIZE);
 
         sessions.refresh();
+        assertThat(store.listImages()).containsExactly(legacy);
 
+        controller.removeImage("disk");
+        sessions.refresh();
         assertThat(store.listImages()).isEmpty();
     }
 
