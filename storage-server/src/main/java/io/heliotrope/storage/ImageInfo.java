@@ -23,10 +23,11 @@ public record ImageInfo(long id, String name, long sizeBytes, Instant created, U
     /**
      * Whether this is a copy of the controller's image {@code identity}. A copy made before
      * images had identities has none, and is taken for a copy of the image of its name: it
-     * may hold the only copy of blocks that no other site can give it yet.
+     * may hold the only copy of blocks that no other site can give it yet. Never a copy of
+     * a null identity: an image the catalog does not have.
      */
     public boolean isCopyOf(UUID identity) {
-        return this.identity == null || this.identity.equals(identity);
+        return identity != null && (this.identity == null || this.identity.equals(identity));
     }
 
     public ImageInfo resized(long sizeBytes) {
