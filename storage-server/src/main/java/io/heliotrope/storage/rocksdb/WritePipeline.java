@@ -120,14 +120,12 @@ final class WritePipeline implements AutoCloseable {
                     commit(staged);
                     overlapped = List.of();
                 }
-                boolean rewrites = !overlapped.isEmpty() || freeSlots.unsynced(write.imageId, write.firstBlock, write.count);
-                if (rewrites && write.coversGroup()) {
+                if (write.coversGroup() && freeSlots.unsynced(write.imageId, write.firstBlock, write.count)) {
                     commit(staged);
                     syncer.syncLocked();
                     synced = true;
-                    rewrites = false;
                 }
-                place(write, rewrites, overlapped);
+                place(write, overlapped);
             } catch (RuntimeException e) {
                 write.failure = e;
                 continue;
@@ -167,6 +165,15 @@ final class WritePipeline implements AutoCloseable {
         return overlapped;
     }
 
+    private static boolean covered(List<QueuedWrite> writes, long block) {
+        for (QueuedWrite write : writes) {
+            if (write.covers(block)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Drops the staged writes and their batch, failing them. */
     private void drop(List<QueuedWrite> staged, RuntimeException failure) {
         staged.forEach(write -> write.fail(failure));
@@ -176,12 +183,13 @@ final class WritePipeline implements AutoCloseable {
 
     /**
      * Puts the write's blocks into free slots, each one the slot its current entry does not
-     * point at; with {@code rewrites}, the blocks written since the last sync, or by the
-     * {@code overlapped} writes staged before it, go inline. Those blocks' entries then come
-     * twice in one batch, and the later one wins: the staged writes' slots, which the batch's
-     * commit marks written, are taken by no other copy.
+     * point at; the blocks written since the last sync, or by the {@code overlapped} writes
+     * staged before it, go inline. Those blocks' entries then come twice in one batch, and
+     * the later one wins: the staged writes' slots, which the batch's commit marks written,
+     * are taken by no other copy. A write that covers a whole group finds none of either:
+     * it had the batch committed, and the store synced, first.
      */
-    private void place(QueuedWrite write, boolean rewrites, List<QueuedWrite> overlapped) {
+    private void place(QueuedWrite write, List<QueuedWrite> overlapped) {
         int start = write.start;
         int count = write.count;
         int[] slots = new int[count];
@@ -189,7 +197,7 @@ final class WritePipeline implements AutoCloseable {
         boolean[] heldData = new boolean[count];
         for (int i = 0; i < count; i++) {
             long block = write.firstBlock + i;
-            boolean rewrite = rewrites && (freeSlots.unsynced(write.imageId, block) || overlapped.stream().anyMatch(other -> other.covers(block)));
+            boolean rewrite = freeSlots.unsynced(write.imageId, block) || covered(overlapped, block);
             slots[i] = rewrite ? INLINE : freeSlots.next(write.imageId, block);
             heldData[i] = freeSlots.nextHeldData(write.imageId, block);
             crcs[i] = checksum(write.source.slice(start + i * BLOCK_SIZE, BLOCK_SIZE));
