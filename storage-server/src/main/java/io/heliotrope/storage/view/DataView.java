@@ -57,7 +57,27 @@ public final class DataView {
      * at once.
      */
     public CompletableFuture<Void> read(long first, int count, ByteBuffer destination) {
+        SortedMap<Long, GlobalBlock> stale;
+        try {
+            session.checkCurrent();
+            stale = session.stale(first, count);
+            if (!needsFetch(stale)) {
+                readCurrent(first, count, destination, stale);
+                return CompletableFuture.completedFuture(null);
+            }
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         return whenCurrent(first, count, () -> readCurrent(first, count, destination));
+    }
+
+    private static boolean needsFetch(SortedMap<Long, GlobalBlock> stale) {
+        for (GlobalBlock entry : stale.values()) {
+            if (!entry.zero()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -90,7 +110,10 @@ public final class DataView {
      * them, into {@code destination}, advancing its position.
      */
     public void readCurrent(long first, int count, ByteBuffer destination) {
-        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
+        readCurrent(first, count, destination, session.stale(first, count));
+    }
+
+    private void readCurrent(long first, int count, ByteBuffer destination, SortedMap<Long, GlobalBlock> stale) {
         int start = destination.position();
         store.read(imageId, first, count, destination);
         for (GlobalBlock entry : stale.values()) {
