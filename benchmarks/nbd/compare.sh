@@ -48,9 +48,8 @@ image, then runs), runs each job against every server round-robin (A/B/A/B, ROUN
 times) and prints the per-server median plus ours/peer ratios.
 
 WORK is a directory on the disk by default; WORK=/dev/shm/nbd-compare gives the
-second view, every export in memory. Our site picks its store threading from the
-medium (store calls on the NBD event loops on tmpfs, a pool of store threads on a
-disk), as it does for a user.
+second view, every export in memory. Our site runs with no flags on either, as a
+user's does (store calls on the NBD event loops, FLUSHes on threads of their own).
 
 Jobs (fio --ioengine=nbd unless noted; "2x16" = numjobs=2, i.e. two NBD connections,
 QD16 each); ONLY selects them by name:
