@@ -207,8 +207,14 @@ final class BlockFiles implements AutoCloseable {
         }
     }
 
-    /** Makes every write so far durable. */
-    void sync() {
+    /**
+     * Makes every write so far durable. One sync at a time: a sync takes an image off the
+     * unsynced ones before it forces its file, so a sync that ran beside it could find
+     * nothing to do and return before that data is durable (syncs come from the store's
+     * writes, its background syncs and RocksDB's memtable flushes). Resizing and deleting,
+     * which close a file's channel, wait for it too.
+     */
+    synchronized void sync() {
         for (Long imageId : List.copyOf(unsynced)) {
             unsynced.remove(imageId);
             ImageFile file = files.get(imageId);
@@ -232,7 +238,7 @@ final class BlockFiles implements AutoCloseable {
      * Fits the image's file to its new block count, dropping the slots of blocks from
      * {@code blockCount} on (whole groups stay); nothing may read or write the image meanwhile.
      */
-    void resize(long imageId, long blockCount) {
+    synchronized void resize(long imageId, long blockCount) {
         ImageFile file = files.remove(imageId);
         try {
             if (file != null) {
@@ -251,7 +257,7 @@ final class BlockFiles implements AutoCloseable {
     }
 
     /** Removes the image's file; nothing may read or write the image any more. */
-    void delete(long imageId) {
+    synchronized void delete(long imageId) {
         ImageFile file = files.remove(imageId);
         unsynced.remove(imageId);
         try {

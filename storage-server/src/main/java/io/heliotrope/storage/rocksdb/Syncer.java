@@ -143,19 +143,21 @@ final class Syncer implements AutoCloseable {
     }
 
     private void syncInBackground() {
-        List<QueuedWrite> ran = new ArrayList<>();
         try {
             files.sync();
-            lock.lock();
-            try {
-                backgroundSync = false;
-                runQueuedAndSyncLocked(ran);
-                scattered.gather();
-            } finally {
-                lock.unlock(ran);
-            }
+        } catch (RuntimeException e) {
+            // Only a head start: the sync under the lock meets the same failure, and reports it.
+        }
+        List<QueuedWrite> ran = new ArrayList<>();
+        lock.lock();
+        try {
+            backgroundSync = false;
+            runQueuedAndSyncLocked(ran);
+            scattered.gather();
         } catch (RuntimeException e) {
             log.warn("background sync failed; the next write that needs a sync tries again: {}", HeliotropeException.rootMessage(e));
+        } finally {
+            lock.unlock(ran);
         }
     }
 
