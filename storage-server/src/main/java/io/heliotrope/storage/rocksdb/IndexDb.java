@@ -1,6 +1,5 @@
 package io.heliotrope.storage.rocksdb;
 
-import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import org.rocksdb.AbstractEventListener;
 import org.rocksdb.BlockBasedTableConfig;
@@ -58,8 +57,9 @@ final class IndexDb implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(IndexDb.class);
     private static final long WRITE_BUFFER_BYTES = 2L << 20;
     /**
-     * Inline copies are 4 KiB each and a hot block's rewrites replace each other in the
-     * memtable: a larger one flushes, and syncs the block files, less often.
+     * Inline copies are 4 KiB each, and the memtable keeps every one until it flushes
+     * (8K of them in 32 MiB), which writes only a block's last: a larger one flushes, and
+     * syncs the block files, less often.
      */
     private static final long INLINE_BUFFER_BYTES = 32L << 20;
     /**
