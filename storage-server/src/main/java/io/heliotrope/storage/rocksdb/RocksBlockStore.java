@@ -64,13 +64,19 @@ public final class RocksBlockStore implements BlockStore {
         } catch (RocksDBException | IOException e) {
             throw StorageErrors.failure("cannot open block store in " + directory, e);
         }
-        IndexCache cache = new IndexCache();
-        scan = new IndexScan(index);
-        dirtyLog = new DirtyLog(index);
-        pipeline = new WritePipeline(index, files, cache, scan, dirtyLog);
-        catalog = new Catalog(index, files, cache, scan, pipeline);
-        reader = new BlockReader(index, files, cache, scan);
-        view = new RocksViewCache(index, pipeline);
+        try {
+            IndexCache cache = new IndexCache();
+            scan = new IndexScan(index);
+            dirtyLog = new DirtyLog(index);
+            pipeline = new WritePipeline(index, files, cache, scan, dirtyLog);
+            catalog = new Catalog(index, files, cache, scan, pipeline);
+            reader = new BlockReader(index, files, cache, scan);
+            view = new RocksViewCache(index, pipeline);
+        } catch (RuntimeException e) {
+            // A catalog that fails to load, say: the database is let go, so the site may open it again.
+            index.close();
+            throw e;
+        }
     }
 
     private long blockCount(long imageId) {
