@@ -116,6 +116,8 @@ final class ScatteredGroups {
             inSlotOne += slots[i];
         }
         int target = inSlotOne * 2 > GROUP ? 1 : 0;
+        // The moved blocks may land in slots that never held data: room for them, as for any write of block data.
+        index.space.admit((long) (target == 1 ? GROUP - inSlotOne : inSlotOne) * BLOCK_SIZE);
         if (buffer == null) {
             buffer = ByteBuffer.allocateDirect(GROUP * BLOCK_SIZE);
         }
