@@ -76,6 +76,23 @@ public interface BlockStore extends AutoCloseable {
     /** Zero markers of {@code version} on exactly these blocks, whatever state they are in. */
     void zeroBlocks(long imageId, long[] blocks, long version, Dirty dirty, boolean sync);
 
+    /**
+     * Reads blocks with the versions of their copies, each block's version and data in one
+     * step: a write that runs meanwhile is seen whole or not at all. {@code destination}
+     * receives {@value #BLOCK_SIZE} bytes per block, in the order of {@code blocks}, zeros for
+     * a block that holds no data; its position advances past them.
+     */
+    List<BlockVersion> readCopies(long imageId, long[] blocks, ByteBuffer destination);
+
+    /**
+     * Stores copies of blocks that came from another site (a fetch or a push); they never
+     * join the dirty set. Each copy is stored only if {@code rule} accepts it against the
+     * version of the local copy (0 when there is none), checked and stored in one atomic
+     * step with respect to every other write of the block, so a write made meanwhile is
+     * never lost under an older copy. Returns, per copy, whether it was stored.
+     */
+    boolean[] storeCopies(long imageId, List<Copy> copies, CopyRule rule, boolean sync);
+
     /** Makes every completed write durable. */
     void sync();
 
@@ -143,6 +160,31 @@ public interface BlockStore extends AutoCloseable {
      * @param indexKeys the index's keys, estimated
      */
     record StoreStats(long blockFileBytes, long indexSstBytes, long indexLiveDataBytes, long indexMemtableBytes, long indexKeys) {}
+
+    /**
+     * A block's copy as it travels between sites: {@code data} holds its {@value #BLOCK_SIZE}
+     * bytes from its position, or is null for a zero marker (4 KiB of zeros never travel).
+     */
+    record Copy(long block, long version, ByteBuffer data) {
+        public Copy {
+            if (data != null && data.remaining() != BLOCK_SIZE) {
+                throw new IllegalArgumentException("a copy holds " + BLOCK_SIZE + " bytes, not " + data.remaining());
+            }
+        }
+
+        public boolean zero() {
+            return data == null;
+        }
+    }
+
+    /** Whether a copy from another site may replace the local one, whose version is {@code localVersion} (0: none). */
+    @FunctionalInterface
+    interface CopyRule {
+        /** A copy replaces an older one: a fetched committed version never replaces a newer local write. */
+        CopyRule NEWER = (copy, localVersion) -> copy.version() > localVersion;
+
+        boolean accepts(Copy copy, long localVersion);
+    }
 
     /** A block's local version and state. */
     record BlockVersion(long block, long version, BlockState state) {}

@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
+import java.util.stream.LongStream;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
@@ -255,6 +256,60 @@ public abstract class AbstractTestBlockStore {
      * (which a store may index as one entry), checked after each step against a plain model
      * of every block's version, state and data.
      */
+    @Test
+    void readsCopiesWithTheVersionsTheirDataWasWrittenWith() {
+        long id = store.createImage("copies", 8 * BLOCK_SIZE).id();
+        store.write(id, 1, blocks(2, 10, false), 7, RECORD, false);
+        store.zero(id, 2, 1, 8, RECORD, false);
+
+        ByteBuffer destination = ByteBuffer.allocate(3 * BLOCK_SIZE);
+        assertThat(store.readCopies(id, new long[] {1, 2, 5}, destination)).containsExactly(
+                new BlockVersion(1, 7, BlockState.DATA), new BlockVersion(2, 8, BlockState.ZERO), new BlockVersion(5, 0, BlockState.UNWRITTEN));
+        assertThat(destination.position()).isEqualTo(3 * BLOCK_SIZE);
+        assertThat(Arrays.copyOf(destination.array(), BLOCK_SIZE)).isEqualTo(Arrays.copyOf(blocks(1, 10, false).array(), BLOCK_SIZE));
+        assertThat(Arrays.copyOfRange(destination.array(), BLOCK_SIZE, 3 * BLOCK_SIZE)).containsOnly(0);
+    }
+
+    @Test
+    void storesACopyOnlyWhereItsRuleAcceptsTheLocalVersionAndNeverAsDirty() throws Exception {
+        long id = store.createImage("copies", 8 * BLOCK_SIZE).id();
+        store.write(id, 0, blocks(1, 1, false), 20, RECORD, false);
+        store.write(id, 1, blocks(1, 2, false), 5, SKIP, false);
+
+        boolean[] stored = store.storeCopies(id, List.of(
+                new BlockStore.Copy(0, 10, blocks(1, 30, false)),
+                new BlockStore.Copy(1, 10, blocks(1, 31, true)),
+                new BlockStore.Copy(2, 10, blocks(1, 32, false)),
+                new BlockStore.Copy(3, 10, null)), BlockStore.CopyRule.NEWER, true);
+
+        assertThat(stored).containsExactly(false, true, true, true);
+        assertThat(read(id, 0, 1, false)).isEqualTo(blocks(1, 1, false).array());
+        assertThat(read(id, 1, 1, false)).isEqualTo(blocks(1, 31, false).array());
+        assertThat(read(id, 2, 1, false)).isEqualTo(blocks(1, 32, false).array());
+        assertThat(store.allocation(id, 3, 1)).containsExactly(new BlockRun(3, 1, BlockState.ZERO));
+        assertThat(store.dirtyBlocks(id)).containsExactly(new BlockVersion(0, 20, BlockState.DATA));
+        reopen();
+        assertThat(store.readCopies(id, new long[] {0, 1, 2, 3}, ByteBuffer.allocate(4 * BLOCK_SIZE))).extracting(BlockVersion::version)
+                .containsExactly(20L, 10L, 10L, 10L);
+    }
+
+    @Test
+    void aCopyStoredBesideConcurrentWritesNeverHidesANewerOne() throws Exception {
+        long id = store.createImage("race", 64 * BLOCK_SIZE).id();
+        CompletableFuture<Void> writes = CompletableFuture.runAsync(() -> {
+            for (int round = 1; round <= 200; round++) {
+                store.write(id, round % 64, blocks(1, round, false), 1_000 + round, RECORD, false);
+            }
+        });
+        for (int round = 1; round <= 200; round++) {
+            store.storeCopies(id, List.of(new BlockStore.Copy(round % 64, round, blocks(1, 0, false))), BlockStore.CopyRule.NEWER, false);
+        }
+        writes.get();
+
+        List<BlockVersion> copies = store.readCopies(id, LongStream.range(0, 64).toArray(), ByteBuffer.allocate(64 * BLOCK_SIZE));
+        assertThat(copies).allSatisfy(copy -> assertThat(copy.version()).isGreaterThan(1_000));
+    }
+
     @Test
     void writesOfEverySizeAndAlignmentMatchAModelOfTheImage() throws Exception {
         ImageModel model = new ImageModel();

@@ -130,28 +130,35 @@ public final class MemoryBlockStore implements BlockStore {
     public void write(long imageId, long firstBlock, ByteBuffer source, long version, Dirty dirty, boolean sync) {
         MemoryImage image = byId(imageId);
         int count = source.remaining() / BLOCK_SIZE;
-        for (int i = 0; i < count; i++) {
-            int index = (int) firstBlock + i;
-            byte[] block = image.data[index];
-            if (block == null) {
-                block = new byte[BLOCK_SIZE];
+        synchronized (image) {
+            for (int i = 0; i < count; i++) {
+                store(image, (int) firstBlock + i, source, version, dirty);
             }
-            // Overwrite in place: reads copy out, so no reader holds on to a block's array.
-            source.get(block);
-            image.data[index] = block;
-            image.versions[index] = version;
-            if (dirty == Dirty.RECORD) {
-                image.dirty.put((long) index, new BlockVersion(index, version, BlockState.DATA));
-            }
+        }
+    }
+
+    private static void store(MemoryImage image, int index, ByteBuffer source, long version, Dirty dirty) {
+        byte[] block = image.data[index];
+        if (block == null) {
+            block = new byte[BLOCK_SIZE];
+        }
+        // Overwrite in place: reads copy out, so no reader holds on to a block's array.
+        source.get(block);
+        image.data[index] = block;
+        image.versions[index] = version;
+        if (dirty == Dirty.RECORD) {
+            image.dirty.put((long) index, new BlockVersion(index, version, BlockState.DATA));
         }
     }
 
     @Override
     public void zero(long imageId, long firstBlock, long count, long version, Dirty dirty, boolean sync) {
         MemoryImage image = byId(imageId);
-        for (int index = (int) firstBlock; index < firstBlock + count; index++) {
-            if (image.data[index] != null) {
-                markZero(image, index, version, dirty);
+        synchronized (image) {
+            for (int index = (int) firstBlock; index < firstBlock + count; index++) {
+                if (image.data[index] != null) {
+                    markZero(image, index, version, dirty);
+                }
             }
         }
     }
@@ -159,9 +166,48 @@ public final class MemoryBlockStore implements BlockStore {
     @Override
     public void zeroBlocks(long imageId, long[] blocks, long version, Dirty dirty, boolean sync) {
         MemoryImage image = byId(imageId);
-        for (long block : blocks) {
-            markZero(image, (int) block, version, dirty);
+        synchronized (image) {
+            for (long block : blocks) {
+                markZero(image, (int) block, version, dirty);
+            }
         }
+    }
+
+    @Override
+    public List<BlockVersion> readCopies(long imageId, long[] blocks, ByteBuffer destination) {
+        MemoryImage image = byId(imageId);
+        List<BlockVersion> versions = new ArrayList<>(blocks.length);
+        synchronized (image) {
+            for (long block : blocks) {
+                int index = Math.toIntExact(block);
+                byte[] data = image.data[index];
+                destination.put(data == null ? ZEROS : data);
+                versions.add(new BlockVersion(block, image.versions[index], state(image, index)));
+            }
+        }
+        return versions;
+    }
+
+    @Override
+    public boolean[] storeCopies(long imageId, List<Copy> copies, CopyRule rule, boolean sync) {
+        MemoryImage image = byId(imageId);
+        boolean[] stored = new boolean[copies.size()];
+        synchronized (image) {
+            for (int i = 0; i < stored.length; i++) {
+                Copy copy = copies.get(i);
+                int index = Math.toIntExact(copy.block());
+                stored[i] = rule.accepts(copy, image.versions[index]);
+                if (!stored[i]) {
+                    continue;
+                }
+                if (copy.zero()) {
+                    markZero(image, index, copy.version(), Dirty.SKIP);
+                } else {
+                    store(image, index, copy.data().duplicate(), copy.version(), Dirty.SKIP);
+                }
+            }
+        }
+        return stored;
     }
 
     private static void markZero(MemoryImage image, int index, long version, Dirty dirty) {

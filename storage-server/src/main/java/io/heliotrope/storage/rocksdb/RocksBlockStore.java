@@ -159,6 +159,16 @@ public final class RocksBlockStore implements BlockStore {
     }
 
     @Override
+    public List<BlockVersion> readCopies(long imageId, long[] blocks, ByteBuffer destination) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
+    public boolean[] storeCopies(long imageId, List<Copy> copies, CopyRule rule, boolean sync) {
+        throw new UnsupportedOperationException("not yet");
+    }
+
+    @Override
     public void sync() {
         pipeline.sync();
     }

@@ -1,0 +1,67 @@
+package io.heliotrope.storage;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * How an image is replicated between sites (DESIGN.md section 6), as the controller's
+ * catalog gives it to the site that opens the image. The site reads it at open: a change
+ * applies from the image's next open.
+ *
+ * @param mode how blocks reach other sites
+ * @param k the propagation priority's weight of the read/write ratio ({@code p = K * fr/fw + fr})
+ * @param s the read/write ratio below which a block is not pushed
+ * @param home the site that stores every block of a {@link Mode#REMOTE} image
+ * @param syncCopies how many other sites hold a {@link Mode#SYNC} write before it is acknowledged
+ * @param bandwidthBytesPerSecond the most pushes may send in any 1 s window; 0 for no cap
+ * @param budgetBytesPerDay the most pushes may send in a day; 0 for no budget
+ * @param transitions for each site, the chance that the image's VM moves from it to each
+ *        site (a row sums to 1); a site without a row has no proactive pushes
+ */
+public record Replication(
+        Mode mode,
+        double k,
+        double s,
+        String home,
+        int syncCopies,
+        long bandwidthBytesPerSecond,
+        long budgetBytesPerDay,
+        Map<String, Map<String, Double>> transitions) {
+    public static final double DEFAULT_K = 1000;
+    public static final double DEFAULT_S = 1;
+    public static final int DEFAULT_SYNC_COPIES = 1;
+
+    /** What an image has when nothing was chosen: proactive, with no table (so no pushes yet). */
+    public static Replication defaults(String home) {
+        return new Replication(Mode.PROACTIVE, DEFAULT_K, DEFAULT_S, home, DEFAULT_SYNC_COPIES, 0, 0, Map.of());
+    }
+
+    public Replication {
+        requireNonNull(mode, "mode is null");
+        requireNonNull(home, "home is null");
+        if (!(k >= 0) || !(s >= 0) || syncCopies < 0 || bandwidthBytesPerSecond < 0 || budgetBytesPerDay < 0) {
+            throw new IllegalArgumentException("k, s, syncCopies, bandwidth and budget must not be negative");
+        }
+        TreeMap<String, Map<String, Double>> rows = new TreeMap<>();
+        requireNonNull(transitions, "transitions is null").forEach((from, row) -> rows.put(from, Map.copyOf(new TreeMap<>(row))));
+        transitions = Map.copyOf(rows);
+    }
+
+    /** The row of {@code site}: where the image's VM goes next from there; empty when the table has no row for it. */
+    public Map<String, Double> row(String site) {
+        return transitions.getOrDefault(site, Map.of());
+    }
+
+    public enum Mode {
+        /** Blocks are pushed ahead of migrations by priority, in the background. */
+        PROACTIVE,
+        /** No pushes: a block moves when it is read elsewhere. */
+        ON_DEMAND,
+        /** A write is acknowledged once {@code syncCopies} other sites hold it. */
+        SYNC,
+        /** No copies away from home: every read and write goes to the home site. */
+        REMOTE
+    }
+}
