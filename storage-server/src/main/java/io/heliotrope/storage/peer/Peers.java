@@ -1,0 +1,41 @@
+package io.heliotrope.storage.peer;
+
+import io.heliotrope.storage.BlockStore.Copy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What this site asks of the other sites (DESIGN.md sections 5 and 6): blocks at exact
+ * versions, pushes of copies, and pings. Sites are named as in the controller's registry.
+ * No call blocks its caller; failures are {@code HeliotropeException}s
+ * ({@code PEER_UNAVAILABLE} for a site that does not answer in time, {@code SITE_NOT_FOUND}, ...).
+ */
+public interface Peers extends AutoCloseable {
+    /**
+     * Asks {@code site} for blocks of the image {@code image} at exactly the versions
+     * wanted. Completes with the copies it has at those versions (data, or a zero marker
+     * with no data), in the order asked; a block it does not have at that version is left out.
+     */
+    CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted);
+
+    /** Pushes copies to {@code site}; completes with, per copy, whether that site stored it. */
+    CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies);
+
+    /** One round trip to {@code site}'s peer service. */
+    CompletableFuture<Duration> ping(String site);
+
+    @Override
+    void close();
+
+    /** A block at the exact version wanted. */
+    record Wanted(long block, long version) {}
+
+    /**
+     * An image as peers name it: by its identity, with the name and size a site needs to
+     * make its copy when a push brings the first blocks of an image it has not opened.
+     */
+    record ImageRef(UUID identity, String name, long sizeBytes) {}
+}
