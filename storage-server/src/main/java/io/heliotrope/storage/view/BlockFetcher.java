@@ -1,7 +1,9 @@
 package io.heliotrope.storage.view;
 
+import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -10,9 +12,9 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface BlockFetcher {
     /**
-     * Completes once this site's store holds {@code block} of {@code image} at
-     * {@code version}, as {@code holder} has it; fails with our error otherwise.
-     * Must not block the caller.
+     * Brings these committed versions here: one future per block, in order, each completing
+     * once this site's store holds the block at that version (or a newer local write), or
+     * failing with our error. Must not block the caller.
      */
-    CompletableFuture<Void> fetch(ImageInfo image, long block, long version, String holder);
+    List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks);
 }

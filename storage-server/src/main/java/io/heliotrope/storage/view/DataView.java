@@ -90,10 +90,12 @@ public final class DataView {
         List<CompletableFuture<Void>> fetches = new ArrayList<>();
         try {
             session.checkCurrent();
-            for (GlobalBlock entry : session.stale(first, count).values()) {
-                if (!entry.zero()) {
-                    fetches.add(fetcher.fetch(session.info(), entry.block(), entry.version(), entry.holder())
-                            .thenRun(() -> session.fetched(entry)));
+            List<GlobalBlock> missing = session.stale(first, count).values().stream().filter(entry -> !entry.zero()).toList();
+            if (!missing.isEmpty()) {
+                List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing);
+                for (int i = 0; i < missing.size(); i++) {
+                    GlobalBlock entry = missing.get(i);
+                    fetches.add(arrivals.get(i).thenRun(() -> session.fetched(entry)));
                 }
             }
         } catch (RuntimeException e) {

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.view;
 
+import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 
 import java.util.ArrayList;
@@ -13,10 +14,14 @@ final class TestingBlockFetcher implements BlockFetcher {
     private final List<Fetch> fetches = new ArrayList<>();
 
     @Override
-    public synchronized CompletableFuture<Void> fetch(ImageInfo image, long block, long version, String holder) {
-        Fetch fetch = new Fetch(image.name(), block, version, holder, new CompletableFuture<>());
-        fetches.add(fetch);
-        return fetch.future();
+    public synchronized List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks) {
+        List<CompletableFuture<Void>> futures = new ArrayList<>();
+        for (GlobalBlock block : blocks) {
+            Fetch fetch = new Fetch(image.name(), block.block(), block.version(), block.holder(), new CompletableFuture<>());
+            fetches.add(fetch);
+            futures.add(fetch.future());
+        }
+        return futures;
     }
 
     /** The fetches asked for so far, in order. */

@@ -1,0 +1,175 @@
+package io.heliotrope.storage.peer;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.BlockStore.CopyRule;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.peer.Peers.ImageRef;
+import io.heliotrope.storage.peer.Peers.Wanted;
+import io.heliotrope.storage.view.BlockFetcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Fetches blocks from the sites that hold them (DESIGN.md section 5). One fetch is in
+ * flight per block and version however many readers miss it, and the misses of one read
+ * go to each holder in requests of up to {@value #BATCH} blocks, so a large read costs a
+ * round trip, not one per block; concurrent reads' requests travel side by side. A holder that does not answer, or no
+ * longer has that version, is replaced by every other site in turn; a block that no site
+ * gives within the timeout fails with {@code PEER_UNAVAILABLE} (EIO to the client), and
+ * other images and blocks are not held up by it.
+ *
+ * <p>A fetched copy is stored only over an older local one, in the same atomic step as
+ * the check ({@link CopyRule#NEWER}): it never replaces a write made here meanwhile.
+ */
+public final class PeerFetcher implements BlockFetcher {
+    private static final Logger log = LoggerFactory.getLogger(PeerFetcher.class);
+    /** 1 MiB of data a request: large enough to amortize a WAN round trip, small enough to spread over several connections. */
+    static final int BATCH = 256;
+
+    private final BlockStore store;
+    private final Peers peers;
+    private final SiteDirectory sites;
+    private final Executor executor;
+    private final Duration timeout;
+    private final Map<Key, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+
+    /**
+     * @param executor where fetched copies are stored (store calls block)
+     * @param timeout how long a block may take to arrive before its read fails
+     */
+    public PeerFetcher(BlockStore store, Peers peers, SiteDirectory sites, Executor executor, Duration timeout) {
+        this.store = requireNonNull(store, "store is null");
+        this.peers = requireNonNull(peers, "peers is null");
+        this.sites = requireNonNull(sites, "sites is null");
+        this.executor = requireNonNull(executor, "executor is null");
+        this.timeout = requireNonNull(timeout, "timeout is null");
+    }
+
+    @Override
+    public List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks) {
+        List<CompletableFuture<Void>> futures = new ArrayList<>(blocks.size());
+        Map<String, List<Pending>> byHolder = new LinkedHashMap<>();
+        for (GlobalBlock block : blocks) {
+            Key key = new Key(image.id(), block.block(), block.version());
+            CompletableFuture<Void> created = new CompletableFuture<>();
+            CompletableFuture<Void> existing = inFlight.putIfAbsent(key, created);
+            futures.add(existing != null ? existing : created);
+            if (existing == null) {
+                created.whenComplete((ignored, failure) -> inFlight.remove(key, created));
+                failAfterTimeout(image, block, created);
+                byHolder.computeIfAbsent(block.holder(), h -> new ArrayList<>())
+                        .add(new Pending(block.block(), block.version(), created, remainingSites(block.holder())));
+            }
+        }
+        byHolder.forEach((holder, pendings) -> request(new Route(holder, image), pendings));
+        return futures;
+    }
+
+    private void failAfterTimeout(ImageInfo image, GlobalBlock block, CompletableFuture<Void> future) {
+        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> future.completeExceptionally(
+                new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + image.name() + "': block " + block.block() + " (version "
+                        + block.version() + ") did not arrive from site '" + block.holder() + "' or any other site within " + timeout.toMillis() + " ms")));
+    }
+
+    /** The sites to ask after {@code holder}, in the directory's order. */
+    private List<String> remainingSites(String holder) {
+        List<String> others = new ArrayList<>(sites.others());
+        others.remove(holder);
+        return others;
+    }
+
+    /** Asks {@code route}'s site for the blocks, in requests of at most {@link #BATCH}. */
+    private void request(Route route, List<Pending> pendings) {
+        for (int from = 0; from < pendings.size(); from += BATCH) {
+            List<Pending> batch = pendings.subList(from, Math.min(pendings.size(), from + BATCH));
+            List<Wanted> wanted = batch.stream().map(p -> new Wanted(p.block(), p.version())).toList();
+            ImageInfo image = route.image();
+            peers.fetch(route.site(), new ImageRef(image.identity(), image.name(), image.sizeBytes()), wanted)
+                    .thenAcceptAsync(copies -> stored(route, batch, copies), executor)
+                    .exceptionally(failure -> {
+                        HeliotropeException cause = asHeliotrope(failure);
+                        log.debug("{}: fetch of {} blocks from site {} failed: {}", image.name(), wanted.size(), route.site(), cause.getMessage());
+                        retryElsewhere(route, batch, cause);
+                        return null;
+                    });
+        }
+    }
+
+    private void stored(Route route, List<Pending> pendings, List<Copy> copies) {
+        Map<Long, Copy> byBlock = new HashMap<>();
+        for (Copy copy : copies) {
+            byBlock.put(copy.block(), copy);
+        }
+        List<Copy> arrived = new ArrayList<>();
+        List<Pending> missing = new ArrayList<>();
+        for (Pending pending : pendings) {
+            Copy copy = byBlock.get(pending.block());
+            if (copy != null && copy.version() == pending.version()) {
+                arrived.add(copy);
+            } else {
+                missing.add(pending);
+            }
+        }
+        try {
+            store.storeCopies(route.image().id(), arrived, CopyRule.NEWER, false);
+        } catch (RuntimeException e) {
+            pendings.forEach(p -> p.future().completeExceptionally(e));
+            return;
+        }
+        for (Pending pending : pendings) {
+            if (!missing.contains(pending)) {
+                pending.future().complete(null);
+            }
+        }
+        retryElsewhere(route, missing, new HeliotropeException(ErrorCode.BLOCK_NOT_LOCAL, "site '" + route.site() + "' does not have it"));
+    }
+
+    /** Asks the next site that may hold each block's version, or fails a block once every site was asked. */
+    private void retryElsewhere(Route route, List<Pending> pendings, HeliotropeException failure) {
+        Map<String, List<Pending>> bySite = new LinkedHashMap<>();
+        for (Pending pending : pendings) {
+            if (pending.future().isDone()) {
+                continue;
+            }
+            List<String> remaining = pending.remaining();
+            if (remaining.isEmpty()) {
+                pending.future().completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + route.image().name()
+                        + "': no site gave block " + pending.block() + " at version " + pending.version() + " (last: site '" + route.site() + "': "
+                        + failure.getMessage() + ")", failure));
+            } else {
+                bySite.computeIfAbsent(remaining.get(0), s -> new ArrayList<>())
+                        .add(new Pending(pending.block(), pending.version(), pending.future(), remaining.subList(1, remaining.size())));
+            }
+        }
+        bySite.forEach((site, next) -> request(new Route(site, route.image()), next));
+    }
+
+    private static HeliotropeException asHeliotrope(Throwable failure) {
+        Throwable cause = HeliotropeException.unwrap(failure);
+        return cause instanceof HeliotropeException h ? h
+                : new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, HeliotropeException.rootMessage(cause), cause);
+    }
+
+    private record Key(long imageId, long block, long version) {}
+
+    private record Route(String site, ImageInfo image) {}
+
+    private record Pending(long block, long version, CompletableFuture<Void> future, List<String> remaining) {}
+}
