@@ -21,4 +21,13 @@ public interface ExportCatalog {
      * {@code UNKNOWN_EXPORT} when there is no such export.
      */
     CompletableFuture<BlockDevice> open(String name);
+
+    /**
+     * What the server reports for a failure of {@link #open} or of a device it opened: an
+     * {@link NbdException} for an error the catalog knows, else the failure as it is (a
+     * fault). The one place where a catalog's own errors become NBD errors.
+     */
+    default Throwable translate(Throwable failure) {
+        return failure;
+    }
 }

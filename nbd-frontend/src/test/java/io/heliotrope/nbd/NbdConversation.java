@@ -34,7 +34,7 @@ public final class NbdConversation implements AutoCloseable {
         channel = new EmbeddedChannel();
         channel.config().setAllocator(allocator);
         channel.pipeline().addLast("replies", NbdReplyEncoder.INSTANCE);
-        channel.pipeline().addLast("handshake", new NbdHandshakeHandler(catalog, metaContexts, session -> new NbdTransmissionHandler(session, metrics)));
+        channel.pipeline().addLast("handshake", new NbdHandshakeHandler(catalog, metaContexts, session -> new NbdTransmissionHandler(session, metrics, catalog::translate)));
         channel.pipeline().fireChannelActive();
     }
 

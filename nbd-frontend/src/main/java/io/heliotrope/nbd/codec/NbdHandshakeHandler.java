@@ -230,7 +230,8 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         }));
     }
 
-    private void openFailed(ChannelHandlerContext ctx, String name, int openedBy, Throwable failure) {
+    private void openFailed(ChannelHandlerContext ctx, String name, int openedBy, Throwable openFailure) {
+        Throwable failure = catalog.translate(openFailure);
         if (NbdErrors.isFault(failure)) {
             log.warn("{}: open failed", name, failure);
         }

@@ -68,7 +68,7 @@ public final class NbdServer implements AutoCloseable {
                         channel.config().setRecvByteBufAllocator(new PayloadReceiveAllocator());
                         channel.pipeline()
                                 .addLast("replies", NbdReplyEncoder.INSTANCE)
-                                .addLast("handshake", new NbdHandshakeHandler(catalog, contexts, session -> new NbdTransmissionHandler(session, metrics)));
+                                .addLast("handshake", new NbdHandshakeHandler(catalog, contexts, session -> new NbdTransmissionHandler(session, metrics, catalog::translate)));
                     }
                 });
         try {

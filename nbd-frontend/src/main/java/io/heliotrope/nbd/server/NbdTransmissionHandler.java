@@ -2,6 +2,7 @@ package io.heliotrope.nbd.server;
 
 import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportCatalog;
 import io.heliotrope.nbd.protocol.NbdCommand;
 import io.heliotrope.nbd.protocol.NbdError;
 import io.heliotrope.nbd.protocol.NbdErrors;
@@ -26,6 +27,7 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_FUA;
 import static io.heliotrope.nbd.protocol.NbdConstants.CMD_FLAG_NO_HOLE;
@@ -50,6 +52,7 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
     private final NbdSession session;
     private final BlockDevice device;
     private final NbdMetrics metrics;
+    private final UnaryOperator<Throwable> errors;
 
     private final Queue<Completion> completed = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -61,10 +64,12 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
     private boolean disconnecting;
     private boolean deviceClosed;
 
-    public NbdTransmissionHandler(NbdSession session, NbdMetrics metrics) {
+    /** @param errors turns the device's failures into what the client is told ({@link ExportCatalog#translate}) */
+    public NbdTransmissionHandler(NbdSession session, NbdMetrics metrics, UnaryOperator<Throwable> errors) {
         this.session = requireNonNull(session, "session is null");
         this.device = session.device();
         this.metrics = requireNonNull(metrics, "metrics is null");
+        this.errors = requireNonNull(errors, "errors is null");
     }
 
     @Override
@@ -239,10 +244,11 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
         request.release();
         NbdReply reply = completion.reply();
         if (completion.failure() != null) {
-            NbdError error = NbdErrors.toNbdError(completion.failure());
-            log.debug("{}: {} failed with {}", session.exportName(), request, error, completion.failure());
+            Throwable failure = errors.apply(completion.failure());
+            NbdError error = NbdErrors.toNbdError(failure);
+            log.debug("{}: {} failed with {}", session.exportName(), request, error, failure);
             metrics.record(completion.command(), NbdMetrics.Outcome.ERROR, 0, completion.start());
-            reply = errorReply(completion.command(), request.handle(), error, NbdErrors.message(completion.failure()));
+            reply = errorReply(completion.command(), request.handle(), error, NbdErrors.message(failure));
         } else {
             metrics.record(completion.command(), NbdMetrics.Outcome.OK, request.length(), completion.start());
         }
