@@ -1,9 +1,9 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
-import io.heliotrope.storage.BlockStore.BlockRun;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.view.DataView;
 import io.netty.buffer.ByteBuf;
@@ -172,24 +172,36 @@ final class ImageDevice implements BlockDevice {
     public CompletableFuture<List<Extent>> blockStatus(long offset, long length) {
         return supply(() -> {
             long first = offset / BLOCK_SIZE;
-            long end = ceilDiv(offset + length, BLOCK_SIZE);
-            List<Extent> extents = new ArrayList<>();
-            long position = offset;
-            for (BlockRun run : view.allocation(first, end - first)) {
-                long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
-                long runLength = runEnd - position;
-                Extent extent = run.state() == BlockState.DATA ? Extent.data(runLength) : Extent.zeroHole(runLength);
-                Extent last = extents.isEmpty() ? null : extents.get(extents.size() - 1);
-                if (last != null && last.hole() == extent.hole()) {
-                    // Unwritten blocks and zero markers both read as holes: one extent.
-                    extents.set(extents.size() - 1, new Extent(last.length() + runLength, last.hole(), last.zero()));
-                } else {
-                    extents.add(extent);
-                }
-                position = runEnd;
-            }
-            return extents;
+            List<BlockDescriptor> holes = descriptors(offset, length, view.allocation(first, blocksCovering(offset, length)).stream()
+                    .map(run -> new Run(run.firstBlock(), run.count(), run.state() == BlockState.DATA ? 0 : 1)).toList());
+            return holes.stream().map(d -> d.flags() == 0 ? Extent.data(d.length()) : Extent.zeroHole(d.length())).toList();
         });
+    }
+
+    /** The {@link Locality} context of the range: where each part of it is read from. */
+    CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
+        return supply(() -> descriptors(offset, length, view.placement(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
+                .map(run -> new Run(run.firstBlock(), run.count(), Locality.flags(run.place()))).toList()));
+    }
+
+    private record Run(long firstBlock, long count, int flags) {}
+
+    /** Runs of blocks as descriptors of [offset, offset + length), those with the same flags merged. */
+    private static List<BlockDescriptor> descriptors(long offset, long length, List<Run> runs) {
+        List<BlockDescriptor> descriptors = new ArrayList<>();
+        long position = offset;
+        for (Run run : runs) {
+            long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
+            long runLength = runEnd - position;
+            int last = descriptors.size() - 1;
+            if (last >= 0 && descriptors.get(last).flags() == run.flags()) {
+                descriptors.set(last, new BlockDescriptor(descriptors.get(last).length() + runLength, run.flags()));
+            } else {
+                descriptors.add(new BlockDescriptor(runLength, run.flags()));
+            }
+            position = runEnd;
+        }
+        return descriptors;
     }
 
     @Override

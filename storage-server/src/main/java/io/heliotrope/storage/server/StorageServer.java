@@ -15,6 +15,7 @@ import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.storage.image.LocalSessions;
+import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.image.NbdExports;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
@@ -102,7 +103,7 @@ public final class StorageServer implements AutoCloseable {
                     ByteBufAllocator.DEFAULT);
             ImageExports exports = new ImageExports(sessions, devices, sessionCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
-                    List.of(new BaseAllocation()), new NbdMetrics(registry));
+                    List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry));
             components.push(nbd);
 
             ExecutorService adminCalls = BoundedExecutors.fixed("site-admin", ADMIN_THREADS, QUEUED_CALLS);

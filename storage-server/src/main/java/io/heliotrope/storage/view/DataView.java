@@ -153,6 +153,42 @@ public final class DataView {
         session.wrote(first, count);
     }
 
+    /**
+     * Where each block of the range is read from, as runs in block order covering all of
+     * it (adjacent runs may share a place): here, another site, or nowhere (it reads as zeros).
+     */
+    public List<PlaceRun> placement(long first, long count) {
+        SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
+        List<PlaceRun> runs = new ArrayList<>();
+        for (BlockRun run : store.allocation(imageId, first, count)) {
+            Place local = run.state() == BlockState.DATA ? Place.HERE : Place.NOWHERE;
+            long next = run.firstBlock();
+            for (GlobalBlock entry : stale.subMap(run.firstBlock(), run.firstBlock() + run.count()).values()) {
+                if (entry.block() > next) {
+                    runs.add(new PlaceRun(next, entry.block() - next, local));
+                }
+                runs.add(new PlaceRun(entry.block(), 1, entry.zero() ? Place.NOWHERE : Place.ELSEWHERE));
+                next = entry.block() + 1;
+            }
+            if (run.firstBlock() + run.count() > next) {
+                runs.add(new PlaceRun(next, run.firstBlock() + run.count() - next, local));
+            }
+        }
+        return runs;
+    }
+
+    /** Where a block is read from. */
+    public enum Place {
+        /** This site's copy is current. */
+        HERE,
+        /** The current version is at another site: a read fetches it first. */
+        ELSEWHERE,
+        /** It reads as zeros (a zero marker, or never written): there is nothing to fetch. */
+        NOWHERE
+    }
+
+    public record PlaceRun(long firstBlock, long count, Place place) {}
+
     /** The state of each block in the range as this site serves it: a block not current here is as its committed version is. */
     public List<BlockRun> allocation(long first, long count) {
         List<BlockRun> runs = store.allocation(imageId, first, count);

@@ -2,12 +2,14 @@ package io.heliotrope.storage.view;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.view.TestingBlockFetcher.Fetch;
 import io.heliotrope.version.Version;
@@ -134,6 +136,29 @@ class TestDataView {
             assertThat(ByteBufUtil.getBytes(block, 100, 10)).containsOnly(0);
             assertThat(block.getByte(110)).isEqualTo((byte) 7);
             block.release();
+        } finally {
+            device.close();
+        }
+    }
+
+    @Test
+    void theLocalityContextShowsWhatIsCurrentHereWhatMustBeFetchedAndWhatReadsAsZeros() {
+        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        BlockDevice device = new ImageExports(siteB, devices, Runnable::run).open("disk").join();
+        try {
+            assertThat(new Locality().blockStatus(device, 0, 8 * BLOCK_SIZE).join()).containsExactly(
+                    new BlockDescriptor(BLOCK_SIZE, Locality.HERE),
+                    new BlockDescriptor(3 * BLOCK_SIZE, Locality.ELSEWHERE),
+                    new BlockDescriptor(4 * BLOCK_SIZE, Locality.ZERO));
+
+            CompletableFuture<ByteBuf> read = device.read(2 * BLOCK_SIZE, BLOCK_SIZE);
+            arrive(fetcher.fetches().get(0));
+            read.join().release();
+            assertThat(new Locality().blockStatus(device, BLOCK_SIZE + 10, 3 * BLOCK_SIZE).join()).containsExactly(
+                    new BlockDescriptor(BLOCK_SIZE - 10, Locality.ELSEWHERE),
+                    new BlockDescriptor(BLOCK_SIZE, Locality.HERE),
+                    new BlockDescriptor(BLOCK_SIZE, Locality.ELSEWHERE),
+                    new BlockDescriptor(10, Locality.ZERO));
         } finally {
             device.close();
         }
