@@ -97,6 +97,23 @@ class TestDataView {
     }
 
     @Test
+    void aReadThatContinuesASequentialStreamFetchesTheBlocksAfterItAhead() {
+        DataView view = view(siteB.open("disk"), storeB);
+        CompletableFuture<Void> first = view.read(1, 1, ByteBuffer.allocate(BLOCK_SIZE));
+        arrive(fetcher.fetches().get(0));
+        first.join();
+        assertThat(fetcher.fetches()).extracting(Fetch::block).containsExactly(1L);
+
+        CompletableFuture<Void> next = view.read(2, 1, ByteBuffer.allocate(BLOCK_SIZE));
+        assertThat(fetcher.fetches()).extracting(Fetch::block).as("block 3 ahead of the read").containsExactly(1L, 3L, 2L);
+        fetcher.fetches().subList(1, 3).forEach(this::arrive);
+        next.join();
+
+        assertThat(view.read(3, 1, ByteBuffer.allocate(BLOCK_SIZE))).as("arrived ahead").isCompleted();
+        assertThat(fetcher.fetches()).hasSize(3);
+    }
+
+    @Test
     void aFailedFetchFailsTheReadWithItsError() {
         DataView view = view(siteB.open("disk"), storeB);
         CompletableFuture<Void> read = view.read(1, 1, ByteBuffer.allocate(BLOCK_SIZE));
