@@ -25,6 +25,12 @@ final class MemoryViewCache implements ViewCache {
     }
 
     @Override
+    public synchronized GlobalBlock entry(long imageId, long block) {
+        CachedView view = images.get(imageId);
+        return view == null ? null : view.entries.get(block);
+    }
+
+    @Override
     public synchronized void forEachEntry(long imageId, Consumer<GlobalBlock> visitor) {
         CachedView view = images.get(imageId);
         if (view != null) {

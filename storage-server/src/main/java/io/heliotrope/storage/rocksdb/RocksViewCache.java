@@ -47,11 +47,23 @@ final class RocksViewCache implements ViewCache {
     }
 
     @Override
+    public GlobalBlock entry(long imageId, long block) {
+        try {
+            byte[] value = index.get(index.view, key(imageId, block));
+            return value == null ? null : decode(block, value);
+        } catch (RocksDBException e) {
+            throw IndexDb.failure("read the view of image " + imageId, e);
+        }
+    }
+
+    @Override
     public void forEachEntry(long imageId, Consumer<GlobalBlock> visitor) {
-        index.scan(index.view, imageId, (block, value) -> {
-            String holder = new String(value, 8, value.length - 8, StandardCharsets.UTF_8);
-            visitor.accept(new GlobalBlock(block, ByteBuffer.wrap(value).getLong(), holder.isEmpty() ? null : holder));
-        });
+        index.scan(index.view, imageId, (block, value) -> visitor.accept(decode(block, value)));
+    }
+
+    private static GlobalBlock decode(long block, byte[] value) {
+        String holder = new String(value, 8, value.length - 8, StandardCharsets.UTF_8);
+        return new GlobalBlock(block, ByteBuffer.wrap(value).getLong(), holder.isEmpty() ? null : holder);
     }
 
     @Override

@@ -15,6 +15,9 @@ public interface ViewCache {
     /** The metaSeq of the cached global metadata of an image (0: none cached). */
     long metaSeq(long imageId);
 
+    /** The cached entry of one block, or null when the view has none (never written, as far as it knows). */
+    GlobalBlock entry(long imageId, long block);
+
     /** Calls {@code visitor} for every cached entry of an image, in block order. */
     void forEachEntry(long imageId, Consumer<GlobalBlock> visitor);
 

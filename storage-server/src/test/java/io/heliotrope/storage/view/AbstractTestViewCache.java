@@ -50,6 +50,9 @@ public abstract class AbstractTestViewCache<S extends BlockStore> {
         view.apply(image.id(), 3, false, List.of(new GlobalBlock(4, 7, "east"), new GlobalBlock(1, 5, null), new GlobalBlock(4, 8, "west")));
         assertThat(entries(image.id())).containsExactly(new GlobalBlock(1, 5, null), new GlobalBlock(4, 8, "west"));
         assertThat(view.metaSeq(image.id())).isEqualTo(3);
+        assertThat(view.entry(image.id(), 4)).isEqualTo(new GlobalBlock(4, 8, "west"));
+        assertThat(view.entry(image.id(), 1)).isEqualTo(new GlobalBlock(1, 5, null));
+        assertThat(view.entry(image.id(), 2)).isNull();
 
         view.apply(image.id(), 4, false, List.of(new GlobalBlock(2, 9, "east")));
         assertThat(entries(image.id())).containsExactly(new GlobalBlock(1, 5, null), new GlobalBlock(2, 9, "east"), new GlobalBlock(4, 8, "west"));
