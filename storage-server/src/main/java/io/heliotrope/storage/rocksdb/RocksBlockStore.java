@@ -178,7 +178,7 @@ public final class RocksBlockStore implements BlockStore {
     private void checkBlocks(long imageId, LongStream blocks) {
         long count = catalog.blockCount(imageId);
         blocks.filter(block -> block < 0 || block >= count).findFirst().ifPresent(block -> {
-            throw new HeliotropeException(ErrorCode.OUT_OF_RANGE, "image " + imageId + " has no block " + block + ": it has " + count);
+            throw new HeliotropeException(ErrorCode.OUT_OF_RANGE, "image " + imageId + " has no block " + block + ": it has " + count + " blocks");
         });
     }
 
