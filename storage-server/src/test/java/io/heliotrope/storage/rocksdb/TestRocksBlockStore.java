@@ -15,6 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.BlockState.DATA;
@@ -151,6 +154,36 @@ class TestRocksBlockStore extends AbstractTestBlockStore {
         assertThatThrownBy(() -> store.readCopies(id, new long[] {0, -1}, ByteBuffer.allocate(2 * BLOCK_SIZE)))
                 .hasMessage("image %d has no block -1: it has 8 blocks", id);
         assertThat(store.allocation(id, 0, 8)).containsExactly(new BlockRun(0, 8, UNWRITTEN));
+    }
+
+    /**
+     * Every write of the block moves it while readCopies may be in the middle of it: a write
+     * after a sync reuses the slot of the copy before the last, any other goes inline over
+     * the inline copy before it. Each copy read must come with the version it was written with.
+     */
+    @Test
+    void readsCopiesRacingRewritesOfTheirBlockWithTheVersionOfTheirData() throws Exception {
+        long id = store.createImage("hot", BLOCK_SIZE).id();
+        store.write(id, 0, blocks(1, 1, false), 1, RECORD, true);
+        AtomicBoolean done = new AtomicBoolean();
+        CompletableFuture<Integer> reader = CompletableFuture.supplyAsync(() -> {
+            int reads = 0;
+            ByteBuffer data = ByteBuffer.allocate(BLOCK_SIZE);
+            while (!done.get()) {
+                BlockVersion copy = store.readCopies(id, new long[] {0}, data.clear()).get(0);
+                assertThat(data.array()).as("version %s", copy.version()).containsOnly((byte) copy.version());
+                reads++;
+            }
+            return reads;
+        });
+        try {
+            for (int version = 2; version <= 3_000 && !reader.isDone(); version++) {
+                store.write(id, 0, blocks(1, version, false), version, RECORD, version % 16 == 0);
+            }
+        } finally {
+            done.set(true);
+        }
+        assertThat(reader.get(30, TimeUnit.SECONDS)).isPositive();
     }
 
     /** Blocks each filled with one of {@code fills}, as {@link #blocks} makes them. */
