@@ -40,6 +40,10 @@ import static java.util.Objects.requireNonNull;
  * <p>The parts: the {@link Catalog} of images; the {@link BlockReader}, which takes no
  * lock; the {@link WritePipeline}, whose write lock guards every change to the index and
  * the {@link Syncer}; the {@link DirtyLog}; {@link IndexScan}, which walks the index.
+ * Copies from other sites take the same paths: {@link #readCopies} is a read that returns
+ * the version of the entry whose checksum its data matched, and {@link #storeCopies} checks
+ * its rule against versions read under the write lock ({@link AcceptedCopies}), then writes
+ * and zeroes as {@link #write} and {@link #zeroBlocks} do.
  */
 public final class RocksBlockStore implements BlockStore {
     private final BlockFiles files;
