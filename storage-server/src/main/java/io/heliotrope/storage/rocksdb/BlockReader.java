@@ -2,16 +2,21 @@ package io.heliotrope.storage.rocksdb;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import org.rocksdb.RocksDBException;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.rocksdb.BlockFiles.GROUP;
 import static io.heliotrope.storage.rocksdb.IndexCache.NO_DATA;
 import static io.heliotrope.storage.rocksdb.IndexEntries.INLINE;
 import static io.heliotrope.storage.rocksdb.IndexEntries.SLOT;
+import static io.heliotrope.storage.rocksdb.IndexEntries.blockVersion;
 import static io.heliotrope.storage.rocksdb.IndexEntries.checksum;
 import static io.heliotrope.storage.rocksdb.IndexEntries.crc;
 import static io.heliotrope.storage.rocksdb.IndexEntries.groupKey;
@@ -79,17 +84,40 @@ final class BlockReader {
     }
 
     /**
+     * Reads blocks with the versions of their copies: each block's data is checked against
+     * the checksum of the entry it was found by, and one that a write moved meanwhile is
+     * read again by its new entry, so a version always comes with its own data.
+     */
+    List<BlockVersion> readCopies(long imageId, long[] blocks, ByteBuffer destination) {
+        byte[][] entries = scan.entries(imageId, blocks);
+        int start = destination.position();
+        List<BlockVersion> versions = new ArrayList<>(blocks.length);
+        for (int i = 0; i < blocks.length; i++) {
+            ByteBuffer data = destination.slice(start + i * BLOCK_SIZE, BLOCK_SIZE);
+            byte[] entry = entries[i];
+            if (entry == null || !isData(entry)) {
+                data.put(0, ZEROS);
+            } else if (!readCopy(imageId, blocks[i], entry[SLOT], crc(entry), data)) {
+                entry = rereadBlock(imageId, blocks[i], entry[SLOT], crc(entry), data);
+            }
+            versions.add(entry == null ? new BlockVersion(blocks[i], 0, BlockState.UNWRITTEN) : blockVersion(blocks[i], entry));
+        }
+        destination.position(start + blocks.length * BLOCK_SIZE);
+        return versions;
+    }
+
+    /**
      * Reads one block again after its data failed the checksum: a write may have moved the
      * block on and a second one reused its slot, or replaced or dropped its inline copy,
-     * during the read. Fails when the block's entry still gives the same slot and checksum,
-     * so the data is damaged.
+     * during the read. Returns the entry the data read belongs to, null for a block with none.
+     * Fails when the block's entry still gives the same slot and checksum, so the data is damaged.
      */
-    private void rereadBlock(long imageId, long block, int slot, int crc, ByteBuffer destination) {
+    private byte[] rereadBlock(long imageId, long block, int slot, int crc, ByteBuffer destination) {
         for (int attempt = 0; attempt < 8; attempt++) {
             byte[] entry = entry(imageId, block);
             if (entry == null || !isData(entry)) {
                 destination.put(0, ZEROS);
-                return;
+                return entry;
             }
             if (entry[SLOT] == slot && crc(entry) == crc) {
                 break;
@@ -97,7 +125,7 @@ final class BlockReader {
             slot = entry[SLOT];
             crc = crc(entry);
             if (readCopy(imageId, block, slot, crc, destination)) {
-                return;
+                return entry;
             }
         }
         throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image " + imageId + ": data of block " + block

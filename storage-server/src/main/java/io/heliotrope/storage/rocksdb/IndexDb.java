@@ -29,6 +29,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import static io.heliotrope.storage.rocksdb.IndexEntries.block;
@@ -169,6 +170,15 @@ final class IndexDb implements AutoCloseable {
 
     byte[] get(ColumnFamilyHandle family, byte[] key) throws RocksDBException {
         return db.get(family, read, key);
+    }
+
+    /** The values of {@code keys} in one family, in their order, null where a key has none: one call into RocksDB. */
+    List<byte[]> multiGet(ColumnFamilyHandle family, List<byte[]> keys) throws RocksDBException {
+        if (keys.isEmpty()) {
+            // RocksJava asserts that there are keys.
+            return List.of();
+        }
+        return db.multiGetAsList(read, Collections.nCopies(keys.size(), family), keys);
     }
 
     /** Commits a batch to the WAL's buffer: durable after the next {@link #syncWal()}. */

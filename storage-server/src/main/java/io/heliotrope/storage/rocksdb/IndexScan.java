@@ -73,6 +73,38 @@ final class IndexScan {
         return entries;
     }
 
+    /**
+     * The entries of these blocks, in their order, null where a block has none, in two calls
+     * into RocksDB however many blocks there are: the blocks' own entries, then the group
+     * entries of those that have none. Looked up in that order, a block entry that a group
+     * write deletes meanwhile is seen or the group entry is.
+     */
+    byte[][] entries(long imageId, long[] blocks) {
+        List<byte[]> keys = new ArrayList<>(blocks.length);
+        for (long block : blocks) {
+            keys.add(key(imageId, block));
+        }
+        try {
+            byte[][] entries = index.multiGet(index.blocks, keys).toArray(byte[][]::new);
+            int[] withoutOwn = new int[blocks.length];
+            List<byte[]> groupKeys = new ArrayList<>();
+            for (int i = 0; i < blocks.length; i++) {
+                if (entries[i] == null) {
+                    withoutOwn[groupKeys.size()] = i;
+                    groupKeys.add(groupKey(imageId, blocks[i] / GROUP));
+                }
+            }
+            List<byte[]> groupEntries = index.multiGet(index.blocks, groupKeys);
+            for (int j = 0; j < groupKeys.size(); j++) {
+                int i = withoutOwn[j];
+                entries[i] = resolve(null, groupEntries.get(j), (int) (blocks[i] % GROUP));
+            }
+            return entries;
+        } catch (RocksDBException e) {
+            throw IndexDb.failure("read the index of image " + imageId, e);
+        }
+    }
+
     /** What {@link FreeSlots} loads. */
     void loadSlots(long imageId, long firstBlock, long count, FreeSlots.SlotVisitor found) {
         forEachEntry(imageId, firstBlock, firstBlock + count, (block, entry) -> found.visit(block, entry[SLOT], isData(entry)));

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.stream.LongStream;
 
 import static java.util.Objects.requireNonNull;
 
@@ -39,6 +40,10 @@ import static java.util.Objects.requireNonNull;
  * <p>The parts: the {@link Catalog} of images; the {@link BlockReader}, which takes no
  * lock; the {@link WritePipeline}, whose write lock guards every change to the index and
  * the {@link Syncer}; the {@link DirtyLog}; {@link IndexScan}, which walks the index.
+ * Copies from other sites take the same paths: {@link #readCopies} is a read that returns
+ * the version of the entry whose checksum its data matched, and {@link #storeCopies} checks
+ * its rule against versions read under the write lock ({@link AcceptedCopies}), then writes
+ * and zeroes as {@link #write} and {@link #zeroBlocks} do.
  */
 public final class RocksBlockStore implements BlockStore {
     private final BlockFiles files;
@@ -160,12 +165,25 @@ public final class RocksBlockStore implements BlockStore {
 
     @Override
     public List<BlockVersion> readCopies(long imageId, long[] blocks, ByteBuffer destination) {
-        throw new UnsupportedOperationException("not yet");
+        checkBlocks(imageId, LongStream.of(blocks));
+        return reader.readCopies(imageId, blocks, destination);
     }
 
     @Override
     public boolean[] storeCopies(long imageId, List<Copy> copies, CopyRule rule, boolean sync) {
-        throw new UnsupportedOperationException("not yet");
+        checkBlocks(imageId, copies.stream().mapToLong(Copy::block));
+        return pipeline.storeCopies(imageId, copies, rule, sync);
+    }
+
+    /**
+     * Fails unless the image exists and holds every block: copies come from other sites, and
+     * one beyond the end would leave an index entry no resize or delete removes.
+     */
+    private void checkBlocks(long imageId, LongStream blocks) {
+        long count = catalog.blockCount(imageId);
+        blocks.filter(block -> block < 0 || block >= count).findFirst().ifPresent(block -> {
+            throw new HeliotropeException(ErrorCode.OUT_OF_RANGE, "image " + imageId + " has no block " + block + ": it has " + count + " blocks");
+        });
     }
 
     @Override

@@ -1,6 +1,8 @@
 package io.heliotrope.storage.rocksdb;
 
 import io.heliotrope.storage.BlockStore.BlockVersion;
+import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.BlockStore.Dirty;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -8,6 +10,7 @@ import org.rocksdb.WriteBatch;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -38,6 +41,7 @@ final class WritePipeline implements AutoCloseable {
     private final IndexDb index;
     private final BlockFiles files;
     private final IndexCache cache;
+    private final IndexScan scan;
     private final DirtyLog dirtyLog;
     private final CombiningLock<QueuedWrite> lock = new CombiningLock<>(this::runWrites, QueuedWrite::complete);
     /** The index entries of the writes staged in {@link #runWrites}, cleared after each commit. */
@@ -52,6 +56,7 @@ final class WritePipeline implements AutoCloseable {
         this.index = requireNonNull(index, "index is null");
         this.files = requireNonNull(files, "files is null");
         this.cache = requireNonNull(cache, "cache is null");
+        this.scan = requireNonNull(scan, "scan is null");
         this.dirtyLog = requireNonNull(dirtyLog, "dirtyLog is null");
         freeSlots = new FreeSlots(scan::loadSlots);
         withoutBlockEntries = new GroupsWithoutBlockEntries(index, scan);
@@ -289,7 +294,9 @@ final class WritePipeline implements AutoCloseable {
         index.space.admit(0);
         lockForWrite();
         try {
-            zeroMarkers.zeroBlocks(imageId, blocks, version, dirty);
+            long[] versions = new long[blocks.length];
+            Arrays.fill(versions, version);
+            zeroMarkers.zeroBlocks(imageId, blocks, versions, dirty);
             if (sync) {
                 syncer.syncLocked();
             }
@@ -298,6 +305,36 @@ final class WritePipeline implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * Stores the copies that {@code rule} accepts against their blocks' local versions, read
+     * under the write lock, so no write of the same blocks comes between check and store:
+     * zero markers first, then the data copies as writes, which sync if asked, and so make
+     * the markers durable too.
+     */
+    boolean[] storeCopies(long imageId, List<Copy> copies, CopyRule rule, boolean sync) {
+        index.space.admit(0);
+        AcceptedCopies accepted;
+        List<QueuedWrite> ran = new ArrayList<>();
+        lockForWrite();
+        try {
+            long[] blocks = copies.stream().mapToLong(Copy::block).toArray();
+            accepted = new AcceptedCopies(imageId, copies, rule, scan.entries(imageId, blocks), sync);
+            if (accepted.zeroBlocks.length > 0) {
+                zeroMarkers.zeroBlocks(imageId, accepted.zeroBlocks, accepted.zeroVersions, Dirty.SKIP);
+            }
+            if (accepted.writes.isEmpty() && sync) {
+                syncer.syncLocked();
+            }
+            runWrites(new ArrayDeque<>(accepted.writes), ran);
+        } catch (RocksDBException e) {
+            throw IndexDb.failure("store copies in image " + imageId, e);
+        } finally {
+            lock.unlock(ran);
+        }
+        accepted.throwFailure();
+        return accepted.stored;
     }
 
     /** Forgets dirty entries that still hold these versions; exclusive, in batches, so I/O waits briefly. */

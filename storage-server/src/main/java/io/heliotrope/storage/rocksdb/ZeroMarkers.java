@@ -94,18 +94,18 @@ final class ZeroMarkers {
         }
     }
 
-    /** Commits zero markers on exactly these blocks, whatever state they are in. */
-    void zeroBlocks(long imageId, long[] blocks, long version, Dirty dirty) throws RocksDBException {
-        byte[] dirtyEntry = DirtyLog.entry(version, STATE_ZERO);
+    /** Commits zero markers on exactly these blocks, whatever state they are in, block {@code blocks[i]} at {@code versions[i]}. */
+    void zeroBlocks(long imageId, long[] blocks, long[] versions, Dirty dirty) throws RocksDBException {
         try (WriteBatch batch = new WriteBatch()) {
-            for (long block : blocks) {
+            for (int i = 0; i < blocks.length; i++) {
+                long block = blocks[i];
                 withoutBlockEntries.remove(imageId, block / GROUP);
-                batch.put(index.blocks, key(imageId, block), zeroEntry(version, 1 - freeSlots.next(imageId, block)));
+                batch.put(index.blocks, key(imageId, block), zeroEntry(versions[i], 1 - freeSlots.next(imageId, block)));
                 if (freeSlots.inline(imageId, block)) {
                     batch.delete(index.inline, key(imageId, block));
                 }
                 if (dirty == Dirty.RECORD) {
-                    dirtyLog.record(batch, key(imageId, block), dirtyEntry);
+                    dirtyLog.record(batch, key(imageId, block), DirtyLog.entry(versions[i], STATE_ZERO));
                 }
             }
             index.write(batch);
