@@ -176,6 +176,7 @@ public final class MemoryBlockStore implements BlockStore {
     @Override
     public List<BlockVersion> readCopies(long imageId, long[] blocks, ByteBuffer destination) {
         MemoryImage image = byId(imageId);
+        ImageNames.checkBlocks(imageId, image.versions.length, Arrays.stream(blocks));
         List<BlockVersion> versions = new ArrayList<>(blocks.length);
         synchronized (image) {
             for (long block : blocks) {
@@ -191,6 +192,7 @@ public final class MemoryBlockStore implements BlockStore {
     @Override
     public boolean[] storeCopies(long imageId, List<Copy> copies, CopyRule rule, boolean sync) {
         MemoryImage image = byId(imageId);
+        ImageNames.checkBlocks(imageId, image.versions.length, copies.stream().mapToLong(Copy::block));
         boolean[] stored = new boolean[copies.size()];
         synchronized (image) {
             for (int i = 0; i < stored.length; i++) {

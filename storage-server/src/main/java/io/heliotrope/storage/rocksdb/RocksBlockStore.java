@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.ImageNames;
 import io.heliotrope.storage.view.ViewCache;
 import org.rocksdb.RocksDBException;
 
@@ -175,15 +176,8 @@ public final class RocksBlockStore implements BlockStore {
         return pipeline.storeCopies(imageId, copies, rule, sync);
     }
 
-    /**
-     * Fails unless the image exists and holds every block: copies come from other sites, and
-     * one beyond the end would leave an index entry no resize or delete removes.
-     */
     private void checkBlocks(long imageId, LongStream blocks) {
-        long count = catalog.blockCount(imageId);
-        blocks.filter(block -> block < 0 || block >= count).findFirst().ifPresent(block -> {
-            throw new HeliotropeException(ErrorCode.OUT_OF_RANGE, "image " + imageId + " has no block " + block + ": it has " + count + " blocks");
-        });
+        ImageNames.checkBlocks(imageId, catalog.blockCount(imageId), blocks);
     }
 
     @Override
