@@ -15,12 +15,14 @@ import static java.util.Objects.requireNonNull;
 public final class DefaultDeviceFactory implements DeviceFactory {
     private final BlockStore store;
     private final BlockFetcher fetcher;
+    private final ReplicatorFactory replicators;
     private final Executor storeCalls;
     private final boolean inlineCalls;
     private final Executor flushes;
     private final ByteBufAllocator allocator;
 
     /**
+     * @param replicators what each image's replication mode does beside the store
      * @param storeCalls where store calls run; each connection's calls that go there run
      * in order, one at a time
      * @param inlineCalls whether store calls run on the caller (the NBD event loop) instead:
@@ -31,10 +33,11 @@ public final class DefaultDeviceFactory implements DeviceFactory {
      * on an event loop it would hold up every other connection of the loop meanwhile (dbench on
      * ext4 over the export, data on a disk: 321 MB/s syncing on the event loops, 462 MB/s here)
      */
-    public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, Executor storeCalls, boolean inlineCalls, Executor flushes,
-            ByteBufAllocator allocator) {
+    public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, ReplicatorFactory replicators, Executor storeCalls, boolean inlineCalls,
+            Executor flushes, ByteBufAllocator allocator) {
         this.store = requireNonNull(store, "store is null");
         this.fetcher = requireNonNull(fetcher, "fetcher is null");
+        this.replicators = requireNonNull(replicators, "replicators is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.inlineCalls = inlineCalls;
         this.flushes = requireNonNull(flushes, "flushes is null");
@@ -43,7 +46,7 @@ public final class DefaultDeviceFactory implements DeviceFactory {
 
     @Override
     public DataView view(ImageSession session, Dirty dirty) {
-        return new DataView(session, dirty, store, fetcher, inlineCalls ? Runnable::run : storeCalls);
+        return new DataView(session, dirty, store, fetcher, replicators.open(session), inlineCalls ? Runnable::run : storeCalls);
     }
 
     @Override

@@ -109,8 +109,7 @@ final class ImageDevice implements BlockDevice {
                 if (queue) {
                     return view.queueWrite(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
                 }
-                view.write(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
-                return CompletableFuture.completedFuture(null);
+                return view.write(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
             });
         }
         return compose(() -> {
@@ -142,12 +141,10 @@ final class ImageDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<Void> trim(long offset, long length, boolean fua) {
-        return run(() -> {
+        return compose(() -> {
             long first = ceilDiv(offset, BLOCK_SIZE);
             long end = (offset + length) / BLOCK_SIZE;
-            if (end > first) {
-                view.zero(first, end - first, image.nextVersion(), fua);
-            }
+            return end > first ? view.zero(first, end - first, image.nextVersion(), fua) : CompletableFuture.completedFuture(null);
         });
     }
 
@@ -164,7 +161,7 @@ final class ImageDevice implements BlockDevice {
             CompletableFuture<Void> head = headBytes > 0 ? zeroPartial(offset, (int) headBytes, false) : CompletableFuture.completedFuture(null);
             CompletableFuture<Void> tail = tailBytes > 0 ? zeroPartial(end * BLOCK_SIZE, (int) tailBytes, false) : CompletableFuture.completedFuture(null);
             // The whole blocks go last, so that their FUA makes the edges durable too.
-            return CompletableFuture.allOf(head, tail).thenRun(() -> view.zero(first, end - first, image.nextVersion(), fua));
+            return CompletableFuture.allOf(head, tail).thenCompose(ignored -> view.zero(first, end - first, image.nextVersion(), fua));
         });
     }
 
@@ -239,7 +236,7 @@ final class ImageDevice implements BlockDevice {
                 ByteBuffer merged = ByteBuffer.allocate(count * BLOCK_SIZE);
                 view.readCurrent(first, count, merged);
                 merge.into(merged, (int) (offset - first * BLOCK_SIZE));
-                view.write(first, merged.clear(), image.nextVersion(), fua);
+                return view.write(first, merged.clear(), image.nextVersion(), fua);
             } finally {
                 locks[1].unlock();
                 locks[0].unlock();
@@ -253,10 +250,6 @@ final class ImageDevice implements BlockDevice {
 
     private static long ceilDiv(long value, long divisor) {
         return -Math.floorDiv(-value, divisor);
-    }
-
-    private CompletableFuture<Void> run(Runnable action) {
-        return CompletableFuture.runAsync(action, executor);
     }
 
     private <T> CompletableFuture<T> supply(Supplier<T> action) {

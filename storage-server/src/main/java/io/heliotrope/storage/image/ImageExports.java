@@ -95,7 +95,11 @@ public final class ImageExports {
         }
         inUse.remove(name);
         CompletableFuture<Void> end = use.image.thenAcceptAsync(image -> {
-            image.session().close();
+            try {
+                image.view().close();
+            } finally {
+                image.session().close();
+            }
             log.info("{}: closed", name);
         }, sessionExecutor);
         ending.put(name, end);

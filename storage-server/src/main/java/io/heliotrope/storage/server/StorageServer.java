@@ -13,6 +13,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.storage.image.LocalSessions;
 import io.heliotrope.storage.image.Locality;
@@ -99,7 +100,7 @@ public final class StorageServer implements AutoCloseable {
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
             ExecutorService flushes = BoundedExecutors.fixed("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             components.push(() -> BoundedExecutors.shutdown(flushes, SHUTDOWN_PATIENCE));
-            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), storeCalls, storeThreads == 0, flushes,
+            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, storeCalls, storeThreads == 0, flushes,
                     ByteBufAllocator.DEFAULT);
             ImageExports exports = new ImageExports(sessions, devices, sessionCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static java.util.Objects.requireNonNull;
@@ -29,7 +30,7 @@ import static java.util.Objects.requireNonNull;
  * <p>Calls other than {@link #read} and {@link #whenCurrent} block on the store: run them
  * where store calls run.
  */
-public final class DataView {
+public final class DataView implements AutoCloseable {
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
     /** 8 MiB: a 1 Gbit/s link with a 75 ms round trip carries about 9 MiB per round trip. */
     static final int READ_AHEAD = 2048;
@@ -39,6 +40,7 @@ public final class DataView {
     private final Dirty dirty;
     private final BlockStore store;
     private final BlockFetcher fetcher;
+    private final Replicator replicator;
     private final Executor storeCalls;
     private final long imageId;
     /** Where each recent sequential stream of reads ended, and how far blocks were fetched ahead of it. */
@@ -48,13 +50,15 @@ public final class DataView {
 
     /**
      * @param dirty whether the session's writes join the dirty set
+     * @param replicator what the image's replication mode does with its reads and writes
      * @param storeCalls where what waited for a fetch runs its store calls
      */
-    public DataView(ImageSession session, Dirty dirty, BlockStore store, BlockFetcher fetcher, Executor storeCalls) {
+    public DataView(ImageSession session, Dirty dirty, BlockStore store, BlockFetcher fetcher, Replicator replicator, Executor storeCalls) {
         this.session = requireNonNull(session, "session is null");
         this.dirty = requireNonNull(dirty, "dirty is null");
         this.store = requireNonNull(store, "store is null");
         this.fetcher = requireNonNull(fetcher, "fetcher is null");
+        this.replicator = requireNonNull(replicator, "replicator is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.imageId = session.info().id();
         Arrays.fill(streamEnds, -1);
@@ -69,6 +73,7 @@ public final class DataView {
         SortedMap<Long, GlobalBlock> stale;
         try {
             session.checkCurrent();
+            replicator.read(first, count);
             readAhead(first, count);
             stale = session.stale(first, count);
             if (!needsFetch(stale)) {
@@ -78,7 +83,10 @@ public final class DataView {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return whenCurrent(first, count, () -> readCurrent(first, count, destination));
+        return whenCurrent(first, count, () -> {
+            readCurrent(first, count, destination);
+            return CompletableFuture.completedFuture(null);
+        });
     }
 
     /**
@@ -136,12 +144,12 @@ public final class DataView {
     }
 
     /**
-     * Runs {@code action} once every block of the range is current here or a zero marker,
+     * Runs {@code action} once every block of the range is current here or a zero marker, and completes as its future does,
      * asking the fetcher for each other block at its committed version from its holder:
      * at once on the caller when there is nothing to fetch, else where store calls run.
      * Fails without running it when the session lost its lease or a fetch failed.
      */
-    public CompletableFuture<Void> whenCurrent(long first, long count, Runnable action) {
+    public CompletableFuture<Void> whenCurrent(long first, long count, Supplier<CompletableFuture<Void>> action) {
         List<CompletableFuture<Void>> fetches = new ArrayList<>();
         try {
             session.checkCurrent();
@@ -157,9 +165,9 @@ public final class DataView {
             return CompletableFuture.failedFuture(e);
         }
         if (fetches.isEmpty()) {
-            return CompletableFuture.runAsync(action, Runnable::run);
+            return CompletableFuture.completedFuture(null).thenCompose(ignored -> action.get());
         }
-        return CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new)).thenRunAsync(action, storeCalls);
+        return CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new)).thenComposeAsync(ignored -> action.get(), storeCalls);
     }
 
     /**
@@ -181,23 +189,36 @@ public final class DataView {
         }
     }
 
-    /** Writes the whole blocks in {@code data} with {@code version}: they are current here from then on. */
-    public void write(long first, ByteBuffer data, long version, boolean sync) {
+    /**
+     * Writes the whole blocks in {@code data} with {@code version}: they are current here
+     * from then on. Completes when the replication mode lets the write be acknowledged;
+     * {@code data} stays as it is until then.
+     */
+    public CompletableFuture<Void> write(long first, ByteBuffer data, long version, boolean sync) {
         session.checkCurrent();
         int count = data.remaining() / BLOCK_SIZE;
+        ByteBuffer written = data.duplicate();
         store.write(imageId, first, data, version, dirty, sync);
         session.wrote(first, count);
+        return replicator.wrote(first, count, version, written);
     }
 
     /** A {@link #write} queued in the store ({@link BlockStore#queueWrite}). */
     public CompletableFuture<Void> queueWrite(long first, ByteBuffer data, long version, boolean sync) {
         session.checkCurrent();
         int count = data.remaining() / BLOCK_SIZE;
-        return store.queueWrite(imageId, first, data, version, dirty, sync).thenRun(() -> session.wrote(first, count));
+        ByteBuffer written = data.duplicate();
+        return store.queueWrite(imageId, first, data, version, dirty, sync).thenCompose(ignored -> {
+            session.wrote(first, count);
+            return replicator.wrote(first, count, version, written);
+        });
     }
 
-    /** Zero markers of {@code version} over whole blocks, including those whose current version this site never had. */
-    public void zero(long first, long count, long version, boolean sync) {
+    /**
+     * Zero markers of {@code version} over whole blocks, including those whose current
+     * version this site never had; completes as {@link #write} does.
+     */
+    public CompletableFuture<Void> zero(long first, long count, long version, boolean sync) {
         session.checkCurrent();
         SortedMap<Long, GlobalBlock> stale = session.stale(first, count);
         store.zero(imageId, first, count, version, dirty, sync && stale.isEmpty());
@@ -206,6 +227,7 @@ public final class DataView {
             store.zeroBlocks(imageId, stale.keySet().stream().mapToLong(Long::longValue).toArray(), version, dirty, sync);
         }
         session.wrote(first, count);
+        return replicator.wrote(first, count, version, null);
     }
 
     /**
@@ -262,5 +284,11 @@ public final class DataView {
             BlockRun.append(merged, next, run.firstBlock() + run.count() - next, run.state());
         }
         return merged;
+    }
+
+    /** The image closes here: its replication mode stops. */
+    @Override
+    public void close() {
+        replicator.close();
     }
 }

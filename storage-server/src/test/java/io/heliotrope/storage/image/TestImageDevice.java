@@ -57,7 +57,7 @@ class TestImageDevice {
     }
 
     private ImageExports exports(Executor storeCalls, boolean inlineCalls) {
-        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), storeCalls, inlineCalls, storeCalls, PooledByteBufAllocator.DEFAULT);
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, storeCalls, inlineCalls, storeCalls, PooledByteBufAllocator.DEFAULT);
         return new ImageExports(new LocalSessions(store), devices, executor);
     }
 

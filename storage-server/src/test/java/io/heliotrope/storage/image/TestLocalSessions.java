@@ -61,7 +61,7 @@ class TestLocalSessions {
         memory.write(info.id(), 0, filled(7), Version.compose(earlier, 1), Dirty.SKIP, false);
 
         ImageSession session = new LocalSessions(store, () -> now).open("disk");
-        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         BlockDevice device = devices.device(new OpenImage(session, devices.view(session, Dirty.SKIP), Runnable::run), session::close);
 
         assertThat(session.epoch()).isEqualTo(ImageSession.NO_EPOCH);

@@ -71,7 +71,7 @@ class TestNbdExports {
 
     private static NbdExports exports() {
         MemoryBlockStore store = new MemoryBlockStore();
-        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         return new NbdExports(new ImageExports(new LocalSessions(store), devices, Runnable::run));
     }
 }

@@ -30,7 +30,7 @@ class TestOpenImage {
     /** Where sessions take their next epoch: run by the test, when it wants the epoch to arrive. */
     private final Queue<Runnable> sessionTasks = new ArrayDeque<>();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-    private final DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+    private final DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
 
     @AfterEach
     void close() {

@@ -8,6 +8,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.version.Version;
@@ -57,7 +58,7 @@ class TestControllerSessions {
     }
 
     private static ImageExports exports(ControllerSessions sessions, BlockStore store) {
-        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT),
+        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT),
                 Runnable::run);
     }
 

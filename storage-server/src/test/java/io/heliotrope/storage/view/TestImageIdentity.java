@@ -4,6 +4,7 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.version.Version;
@@ -126,7 +127,7 @@ class TestImageIdentity {
     }
 
     private ImageExports exports() {
-        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), Runnable::run, true, Runnable::run,
+        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run,
                 UnpooledByteBufAllocator.DEFAULT), Runnable::run);
     }
 
