@@ -1,0 +1,117 @@
+package io.heliotrope.storage.image.mode;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.peer.Peers;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+class TestSyncReplicator {
+    private final ImageInfo image = new ImageInfo(1, "disk", 64 * BLOCK_SIZE, Instant.EPOCH, UUID.randomUUID());
+
+    @Test
+    void aWriteIsAcknowledgedOnceTheFirstSitesHoldEveryBlockOfIt() {
+        RecordingPeers peers = new RecordingPeers(Set.of());
+        ByteBuffer data = ByteBuffer.allocate(2 * BLOCK_SIZE);
+        data.put(BLOCK_SIZE, (byte) 9);
+
+        CompletableFuture<Void> ack = new SyncReplicator(peers, image, List.of("b", "c", "d"), 2).wrote(4, 2, 77, data);
+
+        assertThat(ack).isNotDone();
+        peers.answerAll();
+        assertThat(ack).isCompleted();
+        assertThat(peers.pushed).containsOnlyKeys("b", "c");
+        assertThat(peers.pushed.get("b")).extracting(Copy::block, Copy::version).containsExactly(
+                tuple(4L, 77L), tuple(5L, 77L));
+        assertThat(peers.pushed.get("c").get(1).data().get(0)).isEqualTo((byte) 9);
+    }
+
+    @Test
+    void aSiteThatFailsIsReplacedByTheNextAndZeroMarkersTravelWithoutData() {
+        RecordingPeers peers = new RecordingPeers(Set.of("b"));
+
+        CompletableFuture<Void> ack = new SyncReplicator(peers, image, List.of("b", "c"), 1).wrote(3, 1, 5, null);
+        peers.answerAll();
+        peers.answerAll();
+
+        assertThat(ack).isCompleted();
+        assertThat(peers.pushed).containsOnlyKeys("b", "c");
+        assertThat(peers.pushed.get("c")).singleElement().satisfies(copy -> assertThat(copy.zero()).isTrue());
+    }
+
+    @Test
+    void tooFewReachableSitesFailTheWrite() {
+        RecordingPeers peers = new RecordingPeers(Set.of("b"));
+
+        CompletableFuture<Void> ack = new SyncReplicator(peers, image, List.of("b", "c"), 2).wrote(3, 1, 5, ByteBuffer.allocate(BLOCK_SIZE));
+        peers.answerAll();
+
+        assertThatThrownBy(ack::join).cause().isInstanceOfSatisfying(HeliotropeException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.PEER_UNAVAILABLE))
+                .hasMessage("image 'disk': the write at block 3 is stored here, but fewer than the 2 other sites its sync mode needs took a copy (sites: [b, c])");
+    }
+
+    /** Records pushes and answers them when told: every copy stored, except at the failing sites. */
+    private static final class RecordingPeers implements Peers {
+        final Map<String, List<Copy>> pushed = new TreeMap<>();
+        private final Set<String> failing;
+        private final List<Runnable> answers = new ArrayList<>();
+
+        RecordingPeers(Set<String> failing) {
+            this.failing = failing;
+        }
+
+        void answerAll() {
+            List<Runnable> now = new ArrayList<>(answers);
+            answers.clear();
+            now.forEach(Runnable::run);
+        }
+
+        @Override
+        public CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies) {
+            pushed.put(site, copies);
+            CompletableFuture<boolean[]> answer = new CompletableFuture<>();
+            answers.add(() -> {
+                if (failing.contains(site)) {
+                    answer.completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, site + " is down"));
+                } else {
+                    boolean[] stored = new boolean[copies.size()];
+                    Arrays.fill(stored, true);
+                    answer.complete(stored);
+                }
+            });
+            return answer;
+        }
+
+        @Override
+        public CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Duration> ping(String site) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {}
+    }
+}
