@@ -101,12 +101,13 @@ final class DelayLine {
         long now = System.nanoTime();
         int delivered = 0;
         for (ByteBuf chunk; (chunk = deliveries.pollDue(now)) != null; ) {
+            // Counted before the write, so whoever receives the bytes sees them counted.
+            direction.delivered(chunk.readableBytes());
             delivered += chunk.readableBytes();
             destination.write(chunk, destination.voidPromise());
         }
         if (delivered > 0) {
             destination.flush();
-            direction.delivered(delivered);
             acknowledgements.add(now + link.config().oneWayDelay().toNanos(), delivered);
         }
         deliveries.arm();

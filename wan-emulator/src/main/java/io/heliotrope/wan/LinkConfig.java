@@ -13,7 +13,7 @@ import static java.util.Objects.requireNonNull;
  *
  * @param oneWayDelay propagation delay of each direction; the round trip is twice this
  * @param bandwidthBitsPerSecond capacity of each direction, shared by all connections of the
- *     link; 0 means no cap
+ *     link; 0 means no cap, else at least 1000
  * @param windowBytes per connection and direction, like a TCP receive window
  */
 public record LinkConfig(Duration oneWayDelay, long bandwidthBitsPerSecond, int windowBytes) {
@@ -21,15 +21,17 @@ public record LinkConfig(Duration oneWayDelay, long bandwidthBitsPerSecond, int 
     public static final int DEFAULT_WINDOW_BYTES = 6 * 1024 * 1024;
 
     private static final Duration MAX_DELAY = Duration.ofHours(1);
+    private static final long MIN_BANDWIDTH = 1000;
 
     public LinkConfig {
         requireNonNull(oneWayDelay, "oneWayDelay is null");
         if (oneWayDelay.isNegative() || oneWayDelay.compareTo(MAX_DELAY) > 0) {
             throw new IllegalArgumentException("oneWayDelay must be between 0 and 1h: " + oneWayDelay);
         }
-        if (bandwidthBitsPerSecond < 0) {
+        // The floor keeps a window's transmission time (2 GiB at most) within a long of nanoseconds.
+        if (bandwidthBitsPerSecond < 0 || (bandwidthBitsPerSecond > 0 && bandwidthBitsPerSecond < MIN_BANDWIDTH)) {
             throw new IllegalArgumentException(
-                    "bandwidthBitsPerSecond must be 0 (no cap) or positive: " + bandwidthBitsPerSecond);
+                    "bandwidthBitsPerSecond must be 0 (no cap) or at least 1kbit: " + bandwidthBitsPerSecond);
         }
         if (windowBytes <= 0) {
             throw new IllegalArgumentException("windowBytes must be positive: " + windowBytes);
