@@ -36,7 +36,7 @@ final class Connection {
             if (connected.isSuccess()) {
                 log.debug("{}: {} connected to {}", link, client.remoteAddress(), link.target());
                 resume();
-            } else {
+            } else if (client.isActive()) {
                 log.info("{}: cannot reach {}, closing {}: {}",
                         link, link.target(), client.remoteAddress(), connected.cause().toString());
                 client.close();

@@ -53,14 +53,28 @@ public final class WanEmulator implements AutoCloseable {
         return link;
     }
 
+    /**
+     * Closes the link: its connections close without delivering what was in flight, and it stops
+     * listening. The port may still take a connection (and reset it) until the event loop's next
+     * select, when NIO really closes a registered socket.
+     */
+    public void removeLink(String name) {
+        synchronized (links) {
+            link(name).close();
+            links.remove(name);
+        }
+    }
+
     public List<WanLink> links() {
         return List.copyOf(links.values());
     }
 
     @Override
     public void close() {
-        links.values().forEach(WanLink::close);
-        links.clear();
+        synchronized (links) {
+            links.values().forEach(WanLink::close);
+            links.clear();
+        }
         group.shutdownGracefully(0, 5, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }

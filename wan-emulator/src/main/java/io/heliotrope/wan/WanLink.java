@@ -27,7 +27,7 @@ import static java.util.Objects.requireNonNull;
  * answers. Each direction's bandwidth is shared by all connections of the link; the window is per
  * connection. Thread-safe.
  */
-public final class WanLink implements AutoCloseable {
+public final class WanLink {
     private static final Logger log = LoggerFactory.getLogger(WanLink.class);
 
     private final String name;
@@ -118,8 +118,7 @@ public final class WanLink implements AutoCloseable {
     }
 
     /** Stops listening and drops every connection with what it had in flight. */
-    @Override
-    public void close() {
+    void close() {
         server.close().syncUninterruptibly();
         for (Connection connection : connections) {
             connection.client().eventLoop().submit(connection::abort).syncUninterruptibly();

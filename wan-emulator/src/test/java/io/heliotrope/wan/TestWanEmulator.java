@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 
@@ -15,24 +16,37 @@ class TestWanEmulator {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress("127.0.0.1", 0);
 
     @Test
-    void linksAreFoundByNameAndClosedTogether() throws IOException {
-        InetSocketAddress first;
-        InetSocketAddress second;
+    void linksAreFoundByNameAndClosedWithTheEmulator() throws IOException {
+        InetSocketAddress address;
         try (TestingServer server = TestingServer.echo(); WanEmulator emulator = new WanEmulator()) {
             WanLink virginiaToTaiwan = emulator.addLink("virginia-taiwan", ANY_PORT, server.address(), LinkConfig.direct());
             WanLink taiwanToVirginia = emulator.addLink("taiwan-virginia", ANY_PORT, server.address(), LinkConfig.direct());
-            first = virginiaToTaiwan.listenAddress();
-            second = taiwanToVirginia.listenAddress();
+            address = virginiaToTaiwan.listenAddress();
 
             assertThat(emulator.link("virginia-taiwan")).isSameAs(virginiaToTaiwan);
             assertThat(emulator.links()).containsExactlyInAnyOrder(virginiaToTaiwan, taiwanToVirginia);
-            assertThat(TestingClient.exchange(second, new byte[] {1, 2, 3})).containsExactly(1, 2, 3);
+            assertThat(TestingClient.exchange(taiwanToVirginia.listenAddress(), new byte[] {1, 2, 3}))
+                    .containsExactly(1, 2, 3);
             assertThat(taiwanToVirginia.forwardBytes()).isEqualTo(3);
             assertThat(virginiaToTaiwan.forwardBytes()).isZero();
+
+            emulator.removeLink("taiwan-virginia");
+            assertThat(emulator.links()).containsExactly(virginiaToTaiwan);
+            Waits.until(() -> refuses(taiwanToVirginia.listenAddress()), Duration.ofSeconds(10));
         }
-        assertThatThrownBy(() -> TestingClient.connect(first)).isInstanceOf(ConnectException.class);
-        assertThatThrownBy(() -> TestingClient.connect(second)).isInstanceOf(ConnectException.class);
+        assertThat(refuses(address)).isTrue();
         LeakCheck.assertNoLeaks();
+    }
+
+    private static boolean refuses(InetSocketAddress address) {
+        try {
+            TestingClient.connect(address).close();
+            return false;
+        } catch (ConnectException e) {
+            return true;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
