@@ -5,15 +5,19 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,7 +27,7 @@ class TestWanLink {
     private static final InetSocketAddress ANY_PORT = new InetSocketAddress("127.0.0.1", 0);
 
     private final WanEmulator emulator = new WanEmulator(1);
-    private final List<AutoCloseable> servers = new java.util.ArrayList<>();
+    private final List<AutoCloseable> servers = new ArrayList<>();
 
     @AfterEach
     void tearDown() throws Exception {
@@ -105,6 +109,30 @@ class TestWanLink {
     }
 
     @Test
+    void targetThatDoesNotReadStopsTheClientInsteadOfFillingMemory() throws Exception {
+        CountDownLatch startReading = new CountDownLatch(1);
+        CompletableFuture<Integer> received = new CompletableFuture<>();
+        TestingServer sink = server(new TestingServer(socket -> {
+            awaitUninterruptibly(startReading);
+            received.complete(socket.getInputStream().readAllBytes().length);
+        }));
+        // Without delay the window empties as fast as bytes are written: only writability holds them.
+        WanLink link = link(sink, LinkConfig.direct().withWindow(64 * 1024));
+        byte[] data = new byte[64 * MIB];
+
+        try (Socket socket = TestingClient.connect(link.listenAddress())) {
+            CompletableFuture<Void> written = CompletableFuture.runAsync(() -> writeUnchecked(socket, data));
+            assertThatThrownBy(() -> written.get(1, TimeUnit.SECONDS)).isInstanceOf(TimeoutException.class);
+            // What socket buffers on the way can hold, far below what the client tried to send.
+            assertThat(link.forwardBytes()).isLessThan(32L * MIB);
+
+            startReading.countDown();
+            written.get(20, TimeUnit.SECONDS);
+        }
+        assertThat(received.get(20, TimeUnit.SECONDS)).isEqualTo(data.length);
+    }
+
+    @Test
     void unreachableTargetClosesTheClient() throws IOException {
         InetSocketAddress dead;
         try (ServerSocket closed = new ServerSocket(0)) {
@@ -159,11 +187,34 @@ class TestWanLink {
         return Duration.ofNanos(System.nanoTime() - start);
     }
 
+    private static void writeUnchecked(Socket socket, byte[] data) {
+        try {
+            socket.getOutputStream().write(data);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private static byte[] exchangeUnchecked(WanLink link, byte[] data) {
         try {
             return TestingClient.exchange(link.listenAddress(), data);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
