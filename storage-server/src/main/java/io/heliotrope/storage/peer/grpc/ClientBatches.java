@@ -8,6 +8,7 @@ import io.heliotrope.error.HeliotropeException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 
 /**
@@ -47,6 +48,33 @@ final class ClientBatches<Q, R> extends CompletableFuture<List<R>> implements Cl
         }
         if (sent == requests) {
             call.onCompleted();
+        }
+    }
+
+    /**
+     * The answers of all the streams of one call, in their order. The first failure fails it,
+     * and cancels the streams still running: the call has failed, their answers would be lost.
+     */
+    static <Q, R> CompletableFuture<List<R>> all(List<ClientBatches<Q, R>> streams) {
+        CompletableFuture<List<R>> all = new CompletableFuture<>();
+        AtomicInteger running = new AtomicInteger(streams.size());
+        for (ClientBatches<Q, R> stream : streams) {
+            stream.whenComplete((responses, failure) -> {
+                if (failure != null) {
+                    if (all.completeExceptionally(failure)) {
+                        streams.forEach(ClientBatches::cancelCall);
+                    }
+                } else if (running.decrementAndGet() == 0) {
+                    all.complete(streams.stream().flatMap(done -> done.join().stream()).toList());
+                }
+            });
+        }
+        return all;
+    }
+
+    private synchronized void cancelCall() {
+        if (!isDone()) {
+            call.cancel("another stream of the same call failed", null);
         }
     }
 

@@ -136,8 +136,7 @@ public final class GrpcPeers implements Peers {
             stream.send();
             streams.add(stream);
         }
-        return CompletableFuture.allOf(streams.toArray(CompletableFuture[]::new))
-                .thenApply(ignored -> streams.stream().flatMap(stream -> stream.join().stream()).toList());
+        return ClientBatches.all(streams);
     }
 
     private <T> CompletableFuture<T> finish(String site, Call call, CompletableFuture<T> future) {

@@ -45,7 +45,7 @@ class TestGrpcPeers {
     TestGrpcPeers() throws IOException {}
 
     @AfterEach
-    void close() throws InterruptedException {
+    void close() {
         peers.close();
         b.close();
     }
@@ -175,7 +175,7 @@ class TestGrpcPeers {
     }
 
     @Test
-    void aPeerWhoseStoreNeverAnswersFailsWithinTheTimeout() throws IOException, InterruptedException {
+    void aPeerWhoseStoreNeverAnswersFailsWithinTheTimeout() throws IOException {
         try (TestingPeerSite stuck = TestingPeerSite.stuck("c", directory)) {
             directory.put("c", stuck.address());
 
@@ -191,7 +191,7 @@ class TestGrpcPeers {
     }
 
     @Test
-    void callsGoWhereTheRegistrySaysTheSiteIsNow() throws IOException, InterruptedException {
+    void callsGoWhereTheRegistrySaysTheSiteIsNow() throws IOException {
         b.store.createImage("disk", SIZE, disk.identity());
         assertThat(peers.fetch("b", disk, List.of(new Wanted(1, 10))).join()).isEmpty();
         try (TestingPeerSite moved = new TestingPeerSite("b2", directory)) {

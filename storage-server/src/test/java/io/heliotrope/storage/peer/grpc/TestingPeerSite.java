@@ -57,11 +57,17 @@ final class TestingPeerSite implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         release.countDown();
-        GrpcServers.shutdown(server);
-        BoundedExecutors.shutdown(grpcCalls, Duration.ofSeconds(5));
-        BoundedExecutors.shutdown(storeCalls, Duration.ofSeconds(5));
-        store.close();
+        try {
+            GrpcServers.shutdown(server);
+            BoundedExecutors.shutdown(grpcCalls, Duration.ofSeconds(5));
+            BoundedExecutors.shutdown(storeCalls, Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping a site", e);
+        } finally {
+            store.close();
+        }
     }
 }
