@@ -25,6 +25,12 @@ import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
  * here: a malformed request is {@code INVALID_ARGUMENT}, a malformed answer {@code STORAGE_FAILURE}.
  */
 final class PeerProtos {
+    /**
+     * The most blocks a request may name: 4 MiB of data. A fetch of a million blocks fits in
+     * one 4 MiB message of block numbers, and its answer would not fit in memory.
+     */
+    static final int MAX_BATCH = 1024;
+
     private PeerProtos() {}
 
     static FetchRequest fetchRequest(ImageRef image, List<Wanted> wanted) {
@@ -153,6 +159,9 @@ final class PeerProtos {
     }
 
     private static void checkColumns(int blocks, int column, String name) {
+        if (blocks > MAX_BATCH) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "a batch names " + blocks + " blocks, more than " + MAX_BATCH);
+        }
         if (column != blocks) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "a batch of " + blocks + " blocks has " + column + " " + name);
         }
