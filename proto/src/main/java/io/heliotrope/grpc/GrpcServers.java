@@ -26,6 +26,21 @@ public final class GrpcServers {
                 .start();
     }
 
+    /**
+     * Starts a server of several services whose HTTP/2 flow-control window is
+     * {@code flowControlWindow} bytes, instead of the one that grows by itself up to 8 MiB:
+     * a stream that carries bulk data over a WAN gets at most window / RTT.
+     */
+    public static Server start(InetSocketAddress address, Executor executor, int flowControlWindow, BindableService... services) throws IOException {
+        NettyServerBuilder builder = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
+                .executor(executor)
+                .flowControlWindow(flowControlWindow);
+        for (BindableService service : services) {
+            builder.addService(service);
+        }
+        return builder.build().start();
+    }
+
     /** Stops accepting calls, gives running ones 5 s, then cancels them. */
     public static void shutdown(Server server) throws InterruptedException {
         server.shutdown();

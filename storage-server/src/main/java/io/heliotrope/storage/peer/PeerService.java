@@ -1,0 +1,170 @@
+package io.heliotrope.storage.peer;
+
+import io.heliotrope.concurrent.BoundedExecutors;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
+import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.peer.Peers.ImageRef;
+import io.heliotrope.storage.peer.Peers.Wanted;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * This site's side of {@link Peers}, without a transport: answers other sites' fetches from
+ * the local store and stores their pushes (DESIGN.md sections 5 and 6). Store calls block,
+ * so they run on the executor given, never on the caller's thread.
+ *
+ * <p>The local image for an {@link ImageRef} is the one of its name that is a copy of its
+ * identity ({@link ImageInfo#isCopyOf}), looked up for every batch in the store's catalog,
+ * which both stores keep in memory by name. So an image removed, or removed and created
+ * again with another identity, is never served under the old one, and a copy made before
+ * images had identities is found by its name as everywhere else on the site. A block the
+ * image does not have (beyond its size) is not here, and a copy of it is not stored.
+ */
+public final class PeerService {
+    private static final Logger log = LoggerFactory.getLogger(PeerService.class);
+
+    private final BlockStore store;
+    private final PushPolicy policy;
+    private final ExecutorService storeCalls;
+
+    public PeerService(BlockStore store, PushPolicy policy, ExecutorService storeCalls) {
+        this.store = requireNonNull(store, "store is null");
+        this.policy = requireNonNull(policy, "policy is null");
+        this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
+    }
+
+    /**
+     * The copies this site holds of {@code image} at exactly the versions wanted, in the
+     * order asked: a block with data, or a zero marker without; any other block is left out.
+     */
+    public CompletableFuture<List<Copy>> fetch(ImageRef image, List<Wanted> wanted) {
+        if (image.identity() == null) {
+            return CompletableFuture.failedFuture(noIdentity(image));
+        }
+        return BoundedExecutors.supplyAsync(() -> readCopies(image, wanted), storeCalls, "peer service");
+    }
+
+    /**
+     * Stores the copies that the push policy's rule accepts, durably, making this site's copy
+     * of the image first when it has none. Refuses every copy when another image (of another
+     * identity) holds the name here. Completes with, per copy, whether it was stored.
+     */
+    public CompletableFuture<boolean[]> push(ImageRef image, List<Copy> copies) {
+        if (image.identity() == null) {
+            return CompletableFuture.failedFuture(noIdentity(image));
+        }
+        return BoundedExecutors.supplyAsync(() -> storeCopies(image, copies), storeCalls, "peer service");
+    }
+
+    private List<Copy> readCopies(ImageRef ref, List<Wanted> wanted) {
+        Optional<ImageInfo> found = named(ref.name()).filter(image -> image.isCopyOf(ref.identity()));
+        if (found.isEmpty()) {
+            return List.of();
+        }
+        ImageInfo image = found.get();
+        List<Wanted> asked = wanted.stream().filter(block -> inRange(image, block.block())).toList();
+        ByteBuffer data = ByteBuffer.allocate(asked.size() * BLOCK_SIZE);
+        List<BlockVersion> versions;
+        try {
+            versions = store.readCopies(image.id(), asked.stream().mapToLong(Wanted::block).toArray(), data);
+        } catch (HeliotropeException e) {
+            return ifRemoved(e, List.of());
+        }
+        List<Copy> copies = new ArrayList<>(asked.size());
+        for (int i = 0; i < asked.size(); i++) {
+            BlockVersion local = versions.get(i);
+            if (local.version() != asked.get(i).version() || local.state() == BlockState.UNWRITTEN) {
+                continue;
+            }
+            ByteBuffer block = local.state() == BlockState.ZERO ? null : data.slice(i * BLOCK_SIZE, BLOCK_SIZE);
+            copies.add(new Copy(local.block(), local.version(), block));
+        }
+        return copies;
+    }
+
+    private boolean[] storeCopies(ImageRef ref, List<Copy> copies) {
+        boolean[] stored = new boolean[copies.size()];
+        Optional<ImageInfo> found = copyFor(ref);
+        if (found.isEmpty()) {
+            log.debug("{}: push of {} blocks refused: the name is another image's here, not a copy of {}", ref.name(), copies.size(), ref.identity());
+            return stored;
+        }
+        ImageInfo image = found.get();
+        List<Copy> taken = new ArrayList<>(copies.size());
+        int[] positions = new int[copies.size()];
+        for (int i = 0; i < copies.size(); i++) {
+            if (inRange(image, copies.get(i).block())) {
+                positions[taken.size()] = i;
+                taken.add(copies.get(i));
+            }
+        }
+        boolean[] done;
+        try {
+            done = store.storeCopies(image.id(), taken, policy.ruleFor(image), true);
+        } catch (HeliotropeException e) {
+            return ifRemoved(e, stored);
+        }
+        for (int i = 0; i < done.length; i++) {
+            stored[positions[i]] = done[i];
+        }
+        return stored;
+    }
+
+    /** This site's copy of the image, made now when there is none; empty when the name is another image's. */
+    private Optional<ImageInfo> copyFor(ImageRef ref) {
+        Optional<ImageInfo> local = named(ref.name());
+        if (local.isEmpty()) {
+            try {
+                ImageInfo created = store.createImage(ref.name(), ref.sizeBytes(), ref.identity());
+                log.info("{}: copy of image {} created for a push from a peer", ref.name(), ref.identity());
+                return Optional.of(created);
+            } catch (HeliotropeException e) {
+                if (e.code() != ErrorCode.IMAGE_EXISTS) {
+                    throw e;
+                }
+                // Another push made it meanwhile.
+                local = named(ref.name());
+            }
+        }
+        return local.filter(image -> image.isCopyOf(ref.identity()));
+    }
+
+    private Optional<ImageInfo> named(String name) {
+        try {
+            return Optional.of(store.image(name));
+        } catch (HeliotropeException e) {
+            return ifRemoved(e, Optional.empty());
+        }
+    }
+
+    /** What a batch gets when its image is removed while it runs: nothing here, nothing stored. */
+    private static <T> T ifRemoved(HeliotropeException e, T nothing) {
+        if (e.code() != ErrorCode.IMAGE_NOT_FOUND) {
+            throw e;
+        }
+        return nothing;
+    }
+
+    private static boolean inRange(ImageInfo image, long block) {
+        return block >= 0 && block < image.blockCount();
+    }
+
+    private static HeliotropeException noIdentity(ImageRef image) {
+        return new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image " + image.name() + ": peers name images by their identity, and this one has none");
+    }
+}

@@ -1,0 +1,151 @@
+package io.heliotrope.storage.peer;
+
+import io.heliotrope.concurrent.BoundedExecutors;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.BlockStore.CopyRule;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.peer.Peers.ImageRef;
+import io.heliotrope.storage.peer.Peers.Wanted;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.BlockStore.Dirty.SKIP;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+class TestPeerService {
+    private static final long SIZE = 16 * BLOCK_SIZE;
+
+    private final MemoryBlockStore store = new MemoryBlockStore();
+    private final ExecutorService storeCalls = BoundedExecutors.fixed("test-store", 2, 64);
+    private final PeerService service = new PeerService(store, PushPolicy.NEWER, storeCalls);
+    private final ImageRef disk = new ImageRef(UUID.randomUUID(), "disk", SIZE);
+
+    @AfterEach
+    void close() throws InterruptedException {
+        BoundedExecutors.shutdown(storeCalls, Duration.ofSeconds(5));
+        store.close();
+    }
+
+    @Test
+    void fetchAnswersOnlyBlocksHeldAtExactlyTheVersionWanted() {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        store.write(id, 1, filled(7), 10, SKIP, false);
+        store.write(id, 2, filled(8), 10, SKIP, false);
+
+        List<Copy> copies = service.fetch(disk, List.of(new Wanted(1, 10), new Wanted(2, 9), new Wanted(3, 10), new Wanted(16, 10))).join();
+
+        assertThat(copies).hasSize(1);
+        assertThat(copies.get(0).block()).isEqualTo(1);
+        assertThat(copies.get(0).version()).isEqualTo(10);
+        assertThat(copies.get(0).data()).isEqualTo(filled(7));
+    }
+
+    @Test
+    void aZeroMarkerAtTheVersionWantedIsACopyWithoutData() {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        store.zeroBlocks(id, new long[] {4}, 12, SKIP, false);
+
+        List<Copy> copies = service.fetch(disk, List.of(new Wanted(4, 12))).join();
+
+        assertThat(copies).extracting(Copy::block, Copy::version, Copy::zero).containsExactly(tuple(4L, 12L, true));
+    }
+
+    @Test
+    void anImageRemovedAndCreatedAgainIsNotServedUnderTheOldIdentity() {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        store.write(id, 1, filled(7), 10, SKIP, false);
+        assertThat(service.fetch(disk, List.of(new Wanted(1, 10))).join()).hasSize(1);
+
+        store.deleteImage("disk");
+        long again = store.createImage("disk", SIZE, UUID.randomUUID()).id();
+        store.write(again, 1, filled(9), 10, SKIP, false);
+
+        assertThat(service.fetch(disk, List.of(new Wanted(1, 10))).join()).isEmpty();
+        assertThat(service.fetch(new ImageRef(UUID.randomUUID(), "other", SIZE), List.of(new Wanted(1, 10))).join()).isEmpty();
+    }
+
+    @Test
+    void pushStoresNewerCopiesAndRefusesOthers() {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        store.write(id, 1, filled(1), 10, SKIP, false);
+        store.write(id, 2, filled(2), 10, SKIP, false);
+
+        boolean[] stored = service.push(disk, List.of(new Copy(1, 11, filled(3)), new Copy(2, 9, filled(4)), new Copy(3, 5, null), new Copy(16, 5, filled(5)))).join();
+
+        assertThat(stored).containsExactly(true, false, true, false);
+        assertThat(read(id, 1)).isEqualTo(filled(3));
+        assertThat(read(id, 2)).isEqualTo(filled(2));
+        assertThat(store.usage(id).zeroBlocks()).isEqualTo(1);
+    }
+
+    @Test
+    void pushFollowsTheRuleOfThePolicyForTheImage() {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        CopyRule onlyEvenBlocks = (copy, local) -> copy.block() % 2 == 0;
+        PeerService picky = new PeerService(store, image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls);
+
+        assertThat(picky.push(disk, List.of(new Copy(1, 5, filled(1)), new Copy(2, 5, filled(2)))).join()).containsExactly(false, true);
+    }
+
+    @Test
+    void pushToASiteWithoutTheImageMakesItsCopyWithTheIdentity() {
+        assertThat(service.push(disk, List.of(new Copy(5, 3, filled(6)))).join()).containsExactly(true);
+
+        ImageInfo copy = store.image("disk");
+        assertThat(copy.identity()).isEqualTo(disk.identity());
+        assertThat(copy.sizeBytes()).isEqualTo(SIZE);
+        assertThat(read(copy.id(), 5)).isEqualTo(filled(6));
+    }
+
+    @Test
+    void pushToANameThatAnotherImageHoldsHereIsRefused() {
+        long id = store.createImage("disk", SIZE, UUID.randomUUID()).id();
+
+        assertThat(service.push(disk, List.of(new Copy(5, 3, filled(6)))).join()).containsExactly(false);
+        assertThat(store.usage(id).dataBlocks()).isZero();
+    }
+
+    @Test
+    void aCopyMadeBeforeIdentitiesIsServedByItsName() {
+        long id = store.createImage("disk", SIZE).id();
+        store.write(id, 1, filled(7), 10, SKIP, false);
+
+        assertThat(service.fetch(disk, List.of(new Wanted(1, 10))).join()).hasSize(1);
+    }
+
+    @Test
+    void anImageWithoutIdentityIsRefused() {
+        ImageRef standalone = new ImageRef(null, "disk", SIZE);
+
+        assertThatThrownBy(() -> service.push(standalone, List.of()).join())
+                .cause()
+                .isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
+                .hasMessage("image disk: peers name images by their identity, and this one has none");
+        assertThat(store.listImages()).isEmpty();
+    }
+
+    private ByteBuffer read(long id, long block) {
+        ByteBuffer data = ByteBuffer.allocate(BLOCK_SIZE);
+        store.read(id, block, 1, data);
+        return data.flip();
+    }
+
+    static ByteBuffer filled(int value) {
+        byte[] data = new byte[BLOCK_SIZE];
+        Arrays.fill(data, (byte) value);
+        return ByteBuffer.wrap(data);
+    }
+}
