@@ -35,10 +35,13 @@ final class TestingPeers implements Peers {
         this.scheduler = scheduler;
     }
 
-    /** A push as the peer got it; copies keep the data they were pushed with. */
-    record Push(long millis, String site, ImageRef image, List<Copy> copies) {
-        long bytes() {
-            return Pusher.cost(copies);
+    /** A push as the peer got it, with what it sent of each copy (not all its data: tests push gigabytes). */
+    record Push(long millis, String site, ImageRef image, List<Pushed> copies, long bytes) {}
+
+    /** A copy pushed: its block, version, and the first byte of its data; a zero marker has none. */
+    record Pushed(long block, long version, boolean zero, byte firstByte) {
+        static Pushed of(Copy copy) {
+            return new Pushed(copy.block(), copy.version(), copy.zero(), copy.zero() ? 0 : copy.data().get(copy.data().position()));
         }
     }
 
@@ -74,7 +77,7 @@ final class TestingPeers implements Peers {
         if (failing.contains(site)) {
             return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "site " + site + " does not answer"));
         }
-        Push push = new Push(clock.millis(), site, image, List.copyOf(copies));
+        Push push = new Push(clock.millis(), site, image, copies.stream().map(Pushed::of).toList(), Pusher.cost(copies));
         pushes.add(push);
         boolean[] stored = new boolean[copies.size()];
         for (int i = 0; i < stored.length; i++) {

@@ -24,6 +24,7 @@ final class TestingScheduler extends AbstractExecutorService implements Schedule
     private final Clock clock = new SchedulerClock();
     private long nanos;
     private long created;
+    private long ran;
     private boolean shutdown;
 
     TestingScheduler(Instant start) {
@@ -50,6 +51,11 @@ final class TestingScheduler extends AbstractExecutorService implements Schedule
         advance(Duration.ZERO);
     }
 
+    /** How many tasks have run. */
+    synchronized long ran() {
+        return ran;
+    }
+
     private synchronized Task next(long end) {
         Task task = tasks.peek();
         if (task == null || task.at > end) {
@@ -58,6 +64,7 @@ final class TestingScheduler extends AbstractExecutorService implements Schedule
         tasks.remove();
         nanos = Math.max(nanos, task.at);
         task.done = true;
+        ran++;
         return task;
     }
 
