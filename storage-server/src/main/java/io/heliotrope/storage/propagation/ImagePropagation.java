@@ -1,0 +1,162 @@
+package io.heliotrope.storage.propagation;
+
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.Replication;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+import java.util.random.RandomGenerator;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Propagation of one image open for write at this site, for as long as it stays open:
+ * read and write counts per block, the queue of blocks written since they were last
+ * pushed, and the pusher that sends them away by priority (DESIGN.md section 6).
+ *
+ * <p>{@link #recordRead} and {@link #recordWrite} are for the I/O path: thread-safe, they
+ * hold the image's lock for at most {@value #CHUNK} blocks at a time and allocate nothing
+ * per block once the counts' tables have grown. Nothing here blocks on the network or
+ * the store.
+ */
+public final class ImagePropagation implements AutoCloseable {
+    /** Blocks counted per hold of the lock, so a 32 MiB request never keeps the pusher waiting long. */
+    private static final int CHUNK = 256;
+
+    private final PropagationMetrics metrics;
+    private final int trackedBlocks;
+    private final Consumer<ImagePropagation> onClose;
+    private final Object lock = new Object();
+    private final AccessStats stats = new AccessStats();
+    private final PushQueue queue;
+    private final Pusher pusher;
+    private boolean closed;
+
+    ImagePropagation(ImageInfo image, Replication replication, PushContext context, RandomGenerator random, Consumer<ImagePropagation> onClose) {
+        requireNonNull(image, "image is null");
+        requireNonNull(replication, "replication is null");
+        this.metrics = context.metrics();
+        this.trackedBlocks = context.config().trackedBlocks();
+        this.onClose = requireNonNull(onClose, "onClose is null");
+        this.queue = new PushQueue(stats, replication.k(), replication.s());
+        this.pusher = new Pusher(this, image, context, random);
+        pusher.tune(replication);
+    }
+
+    /** Counts a read of {@code count} blocks from {@code firstBlock}. */
+    public void recordRead(long firstBlock, long count) {
+        for (long block = firstBlock, end = firstBlock + count; block < end; ) {
+            boolean pushable;
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                for (long chunkEnd = Math.min(end, block + CHUNK); block < chunkEnd; block++) {
+                    int entry = stats.size() < trackedBlocks ? stats.entry(block) : stats.find(block);
+                    if (entry >= 0) {
+                        stats.addRead(entry);
+                        queue.changed(entry);
+                    }
+                }
+                pushable = queue.hasPushable();
+            }
+            if (pushable) {
+                pusher.offer();
+            }
+        }
+    }
+
+    /**
+     * Counts a write (or zeroing) of {@code count} blocks from {@code firstBlock} and queues
+     * them to be pushed. Call it once the write is in the store, where the pusher reads the
+     * version it sends: a block counted before its write is stored could go out at its older
+     * version and never again.
+     */
+    public void recordWrite(long firstBlock, long count) {
+        for (long block = firstBlock, end = firstBlock + count; block < end; ) {
+            boolean pushable;
+            int added = 0;
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                for (long chunkEnd = Math.min(end, block + CHUNK); block < chunkEnd; block++) {
+                    int entry = stats.entry(block);
+                    stats.addWrite(entry);
+                    if (queue.add(entry)) {
+                        added++;
+                    }
+                }
+                pushable = queue.hasPushable();
+            }
+            metrics.queued(added);
+            if (pushable) {
+                pusher.offer();
+            }
+        }
+    }
+
+    /** Applies the image's current mode, K, S, cap, budget and transition row from now on. */
+    public void update(Replication replication) {
+        synchronized (lock) {
+            queue.retune(replication.k(), replication.s());
+        }
+        pusher.tune(replication);
+    }
+
+    /** Stops pushing: what is still queued stays unsent, and pushes under way finish on their own. */
+    @Override
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            metrics.queued(-queue.size());
+        }
+        pusher.close();
+        onClose.accept(this);
+    }
+
+    /** Blocks queued to be pushed. */
+    int queued() {
+        synchronized (lock) {
+            return queue.size();
+        }
+    }
+
+    boolean hasPushable() {
+        synchronized (lock) {
+            return !closed && queue.hasPushable();
+        }
+    }
+
+    /** Takes up to {@code most} blocks of the highest priority off the queue. */
+    long[] take(int most) {
+        long[] blocks = new long[most];
+        int taken = 0;
+        synchronized (lock) {
+            for (int entry; taken < most && !closed && (entry = queue.poll()) >= 0; taken++) {
+                blocks[taken] = stats.block(entry);
+            }
+        }
+        metrics.queued(-taken);
+        return taken == most ? blocks : Arrays.copyOf(blocks, taken);
+    }
+
+    /** Queues blocks again after a push that failed; those written meanwhile are queued already. */
+    void putBack(long[] blocks) {
+        int added = 0;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            for (long block : blocks) {
+                if (queue.add(stats.entry(block))) {
+                    added++;
+                }
+            }
+        }
+        metrics.queued(added);
+    }
+}

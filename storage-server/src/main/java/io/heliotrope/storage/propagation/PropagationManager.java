@@ -1,0 +1,64 @@
+package io.heliotrope.storage.propagation;
+
+import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.peer.Peers;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.random.RandomGenerator;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The propagation manager of a site (DESIGN.md section 6, paper section 3.2.3): while an
+ * image is open for write here, its blocks written since they were last sent are pushed
+ * to the sites its VM is likely to move to, by priority {@code p = K * fr/fw + fr}, within
+ * the image's cap and budget. Only {@link Replication.Mode#PROACTIVE} images push; the
+ * others are counted, so a change of mode at run time pushes at once.
+ */
+public final class PropagationManager implements AutoCloseable {
+    private final PushContext context;
+    private final RandomGenerator.SplittableGenerator random;
+    private final Set<ImagePropagation> open = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param site this site's name, as in the transition tables
+     * @param scheduler runs the pushers: {@code BoundedExecutors.scheduled("site-push", 1, ...)}
+     *        with room for two tasks per open image (a step and a timer); its owner shuts it down
+     * @param storeExecutor runs the store's reads of blocks to push; its owner shuts it down
+     * @param random draws destinations; each image gets its own split of it
+     */
+    public PropagationManager(String site, BlockStore store, Peers peers, ScheduledExecutorService scheduler, ExecutorService storeExecutor,
+            Clock clock, RandomGenerator.SplittableGenerator random, PropagationConfig config, PropagationMetrics metrics) {
+        requireNonNull(config, "config is null");
+        PeerBackoff backoff = new PeerBackoff(requireNonNull(clock, "clock is null"), config.firstBackoff(), config.longestBackoff());
+        this.context = new PushContext(site, store, peers, scheduler, storeExecutor, clock, config, metrics, backoff);
+        this.random = requireNonNull(random, "random is null");
+    }
+
+    /**
+     * Starts propagation of an image opened for write here, with counts from zero; once per
+     * write session, closed when the session ends.
+     */
+    public ImagePropagation open(ImageInfo image, Replication replication) {
+        RandomGenerator imageRandom;
+        synchronized (random) {
+            imageRandom = random.split();
+        }
+        ImagePropagation propagation = new ImagePropagation(image, replication, context, imageRandom, open::remove);
+        open.add(propagation);
+        return propagation;
+    }
+
+    /** Stops the pushes of every image still open. */
+    @Override
+    public void close() {
+        List.copyOf(open).forEach(ImagePropagation::close);
+    }
+}

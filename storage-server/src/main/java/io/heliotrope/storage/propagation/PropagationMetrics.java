@@ -1,0 +1,66 @@
+package io.heliotrope.storage.propagation;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Proactive pushes of a site: blocks queued over all open images, and per destination
+ * site the blocks and bytes pushed, the copies it refused (it had them, or newer) and the
+ * pushes that failed. Tagged by destination only, never by image, to bound cardinality.
+ */
+public final class PropagationMetrics {
+    private final MeterRegistry registry;
+    private final LongAdder queued = new LongAdder();
+    private final Map<String, Destination> destinations = new ConcurrentHashMap<>();
+
+    public PropagationMetrics(MeterRegistry registry) {
+        this.registry = requireNonNull(registry, "registry is null");
+        Gauge.builder("heliotrope.propagation.queue", queued, LongAdder::sum)
+                .description("Blocks written since they were last pushed, over the images open for write here")
+                .register(registry);
+    }
+
+    void queued(long delta) {
+        queued.add(delta);
+    }
+
+    void pushed(String site, long blocks, long bytes, long refused) {
+        Destination destination = destination(site);
+        destination.blocks.increment(blocks);
+        destination.bytes.increment(bytes);
+        destination.refused.increment(refused);
+    }
+
+    void failed(String site) {
+        destination(site).failures.increment();
+    }
+
+    private Destination destination(String site) {
+        return destinations.computeIfAbsent(site, Destination::new);
+    }
+
+    private final class Destination {
+        private final Counter blocks;
+        private final Counter bytes;
+        private final Counter refused;
+        private final Counter failures;
+
+        Destination(String site) {
+            blocks = Counter.builder("heliotrope.propagation.pushed.blocks").tag("destination", site).register(registry);
+            bytes = Counter.builder("heliotrope.propagation.pushed.bytes").baseUnit("bytes").tag("destination", site)
+                    .description("Bytes of the copies pushed, block data and each copy's block number and version")
+                    .register(registry);
+            refused = Counter.builder("heliotrope.propagation.refused.blocks").tag("destination", site)
+                    .description("Copies pushed that the destination did not store: it had them, or newer")
+                    .register(registry);
+            failures = Counter.builder("heliotrope.propagation.failed.pushes").tag("destination", site).register(registry);
+        }
+    }
+}

@@ -1,0 +1,224 @@
+package io.heliotrope.storage.propagation;
+
+import io.heliotrope.concurrent.BoundedExecutors;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
+import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.peer.Peers.ImageRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.random.RandomGenerator;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+
+/**
+ * Sends an image's queued blocks away: takes a batch of the highest priority for a site
+ * drawn from the transition row, reads the blocks at their current versions, and pushes
+ * them, with several pushes under way so the round trip does not bound the rate. Within
+ * the image's cap and budget; away from sites whose pushes failed lately.
+ *
+ * <p>Its steps run on the scheduler, one at a time ({@link #signal()} coalesces requests
+ * for a step); it waits on a timer after drawing "not now", behind a site's backoff or at
+ * the cap, and sleeps when nothing can go until a write, a read or a change wakes it.
+ */
+final class Pusher {
+    /** What a copy costs besides its data: its block number and version as they travel. */
+    static final long COPY_HEADER_BYTES = 16;
+    private static final long DATA_COPY_BYTES = BLOCK_SIZE + COPY_HEADER_BYTES;
+    private static final Logger log = LoggerFactory.getLogger(Pusher.class);
+
+    private final ImagePropagation blocks;
+    private final ImageInfo image;
+    private final ImageRef ref;
+    private final PushContext context;
+    private final RandomGenerator random;
+    private final RateLimiter limiter;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** Requests for a step: the step runs again until it has seen them all. */
+    private final AtomicInteger requests = new AtomicInteger();
+    /** Whether the pusher waits for a write or read to wake it (not for a timer or a push). */
+    private final AtomicBoolean idle = new AtomicBoolean(true);
+    private volatile Destinations destinations;
+    private volatile boolean enabled;
+    private volatile boolean closed;
+    /** The next timer and when it fires; used by steps only. */
+    private ScheduledFuture<?> timer;
+    private long timerAt;
+
+    Pusher(ImagePropagation blocks, ImageInfo image, PushContext context, RandomGenerator random) {
+        this.blocks = blocks;
+        this.image = image;
+        this.ref = new ImageRef(image.identity(), image.name(), image.sizeBytes());
+        this.context = context;
+        this.random = random;
+        this.limiter = new RateLimiter(context.clock(), 0, 0);
+    }
+
+    /** The bytes that pushing {@code copies} sends: data for data blocks, only a header for zero markers. */
+    static long cost(List<Copy> copies) {
+        return copies.stream().mapToLong(copy -> copy.zero() ? COPY_HEADER_BYTES : DATA_COPY_BYTES).sum();
+    }
+
+    void tune(Replication replication) {
+        long cap = replication.bandwidthBytesPerSecond();
+        long budget = replication.budgetBytesPerDay();
+        limiter.limits(cap, budget);
+        destinations = new Destinations(context.site(), replication.row(context.site()));
+        enabled = replication.mode() == Replication.Mode.PROACTIVE && destinations.pushes()
+                && (cap == 0 || cap >= DATA_COPY_BYTES) && (budget == 0 || budget >= DATA_COPY_BYTES);
+        idle.set(false);
+        signal();
+    }
+
+    /** Wakes the pusher if it sleeps: blocks can be pushed. */
+    void offer() {
+        if (enabled && idle.compareAndSet(true, false)) {
+            signal();
+        }
+    }
+
+    void close() {
+        closed = true;
+        signal();
+    }
+
+    private void signal() {
+        if (requests.getAndIncrement() == 0) {
+            try {
+                context.scheduler().execute(this::steps);
+            } catch (RejectedExecutionException e) {
+                log.warn("{}: pushes pause until the next write: the push scheduler refused a step", image.name());
+                requests.set(0);
+                idle.set(true);
+            }
+        }
+    }
+
+    private void steps() {
+        int seen = 1;
+        do {
+            step();
+            seen = requests.addAndGet(-seen);
+        } while (seen != 0);
+    }
+
+    private void step() {
+        if (closed) {
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            return;
+        }
+        while (inFlight.get() < context.config().pushesInFlight()) {
+            if (!enabled || !blocks.hasPushable()) {
+                if (sleep()) {
+                    return;
+                }
+                continue;
+            }
+            // After "not now", and behind a site's backoff, draw again a pause later: another site may be drawn.
+            long pause = Math.max(1, context.config().pause().toMillis());
+            String site = destinations.sample(random);
+            long wait = site == null ? pause : Math.min(pause, context.backoff().millisLeft(site));
+            if (wait > 0) {
+                wakeIn(wait);
+                return;
+            }
+            int most = (int) Math.min(context.config().batchBlocks(), limiter.available() / DATA_COPY_BYTES);
+            RateLimiter.Grant grant = most == 0 ? null : limiter.tryAcquire(most * DATA_COPY_BYTES);
+            if (grant == null) {
+                wakeIn(Math.max(1, limiter.millisUntil(DATA_COPY_BYTES)));
+                return;
+            }
+            long[] taken = blocks.take(most);
+            limiter.refund(grant, (most - taken.length) * DATA_COPY_BYTES);
+            if (taken.length > 0) {
+                inFlight.incrementAndGet();
+                send(site, taken, grant);
+            }
+        }
+    }
+
+    /** Goes to sleep until {@link #offer()}; false when there is work after all and the pusher stays awake. */
+    private boolean sleep() {
+        idle.set(true);
+        return !(enabled && blocks.hasPushable() && idle.compareAndSet(true, false));
+    }
+
+    private void wakeIn(long millis) {
+        long at = context.clock().millis() + millis;
+        if (timer != null && !timer.isDone() && timerAt <= at) {
+            return;
+        }
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        try {
+            timer = context.scheduler().schedule(this::signal, millis, TimeUnit.MILLISECONDS);
+            timerAt = at;
+        } catch (RejectedExecutionException e) {
+            log.warn("{}: pushes pause until the next write: the push scheduler refused a timer", image.name());
+            idle.set(true);
+        }
+    }
+
+    private void send(String site, long[] taken, RateLimiter.Grant grant) {
+        ByteBuffer data = ByteBuffer.allocate(taken.length * BLOCK_SIZE);
+        BoundedExecutors.supplyAsync(() -> context.store().readCopies(image.id(), taken, data), context.storeExecutor(), "the propagation of " + image.name())
+                .thenCompose(versions -> {
+                    List<Copy> copies = copies(versions, data);
+                    limiter.refund(grant, taken.length * DATA_COPY_BYTES - cost(copies));
+                    return copies.isEmpty()
+                            ? CompletableFuture.completedFuture(new Sent(copies, new boolean[0]))
+                            : context.peers().push(site, ref, copies).thenApply(stored -> new Sent(copies, stored));
+                })
+                .whenComplete((sent, failure) -> finished(site, taken, sent, failure));
+    }
+
+    /** The blocks as they are now: data, or a zero marker without data; never-written blocks have nothing to send. */
+    private static List<Copy> copies(List<BlockVersion> versions, ByteBuffer data) {
+        List<Copy> copies = new ArrayList<>(versions.size());
+        for (int i = 0; i < versions.size(); i++) {
+            BlockVersion version = versions.get(i);
+            if (version.state() != BlockState.UNWRITTEN) {
+                ByteBuffer block = version.state() == BlockState.DATA ? data.slice(i * BLOCK_SIZE, BLOCK_SIZE) : null;
+                copies.add(new Copy(version.block(), version.version(), block));
+            }
+        }
+        return copies;
+    }
+
+    private void finished(String site, long[] taken, Sent sent, Throwable failure) {
+        inFlight.decrementAndGet();
+        if (failure == null) {
+            context.backoff().succeeded(site);
+            int refused = 0;
+            for (boolean stored : sent.stored()) {
+                refused += stored ? 0 : 1;
+            }
+            context.metrics().pushed(site, sent.copies().size(), cost(sent.copies()), refused);
+        } else {
+            blocks.putBack(taken);
+            long wait = context.backoff().failed(site);
+            context.metrics().failed(site);
+            log.warn("{}: push of {} blocks to {} failed; pushes there wait {} ms: {}",
+                    image.name(), taken.length, site, wait, HeliotropeException.rootMessage(failure));
+        }
+        signal();
+    }
+
+    private record Sent(List<Copy> copies, boolean[] stored) {}
+}

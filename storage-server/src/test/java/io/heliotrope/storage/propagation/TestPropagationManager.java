@@ -1,0 +1,268 @@
+package io.heliotrope.storage.propagation;
+
+import io.heliotrope.storage.BlockStore.Dirty;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.Replication.Mode;
+import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.peer.Peers.ImageRef;
+import io.heliotrope.storage.propagation.TestingPeers.Pushed;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.UUID;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TestPropagationManager {
+    private static final String HERE = "us-east";
+    private static final String THERE = "us-west";
+    private static final Map<String, Double> TO_THERE = Map.of(THERE, 1.0);
+    private static final long DATA_COPY = BLOCK_SIZE + Pusher.COPY_HEADER_BYTES;
+
+    private final TestingScheduler scheduler = new TestingScheduler(Instant.parse("2024-03-01T22:00:00Z"));
+    private final MemoryBlockStore store = new MemoryBlockStore();
+    private final TestingPeers peers = new TestingPeers(scheduler);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final PropagationMetrics metrics = new PropagationMetrics(registry);
+    private final ImageInfo image = store.createImage("disk", 64 * BLOCK_SIZE, UUID.randomUUID());
+    private PropagationManager manager = manager(PropagationConfig.DEFAULT);
+    private long lastVersion;
+
+    @AfterEach
+    void close() {
+        manager.close();
+        store.close();
+    }
+
+    @Test
+    void pushesTheHighestPriorityFirstToTheSiteTheRowNames() {
+        manager = manager(new PropagationConfig(1, 1, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), 1000));
+        ImagePropagation propagation = manager.open(image, replication(1000, 1, TO_THERE));
+        long[] versions = {0, write(1, 11), write(2, 22), write(3, 33), write(4, 44)};
+        propagation.recordRead(1, 2);
+        read(propagation, 2, 4);
+        read(propagation, 4, 2);
+        propagation.recordWrite(1, 4);
+
+        scheduler.advance(Duration.ofSeconds(1));
+
+        // Priorities 1001, 5005, -1 (never read: not pushed) and 2002.
+        assertThat(peers.pushes()).extracting(push -> push.copies().get(0)).containsExactly(
+                new Pushed(2, versions[2], false, (byte) 22), new Pushed(4, versions[4], false, (byte) 44), new Pushed(1, versions[1], false, (byte) 11));
+        assertThat(peers.pushes()).allSatisfy(push -> {
+            assertThat(push.site()).isEqualTo(THERE);
+            assertThat(push.image()).isEqualTo(new ImageRef(image.identity(), "disk", image.sizeBytes()));
+        });
+        assertThat(propagation.queued()).isEqualTo(1);
+        assertThat(counter("pushed.blocks")).isEqualTo(3);
+        assertThat(counter("pushed.bytes")).isEqualTo(3 * DATA_COPY);
+    }
+
+    @Test
+    void pushesTheVersionStoredWhenItPushesAndZeroMarkersWithoutData() {
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        write(1, 1);
+        propagation.recordWrite(1, 1);
+        long newer = write(1, 7);
+        propagation.recordWrite(1, 1);
+        long zeroed = ++lastVersion;
+        store.zeroBlocks(image.id(), new long[] {2}, zeroed, Dirty.SKIP, false);
+        // A zero of a block never written leaves it unwritten: nothing to push.
+        propagation.recordWrite(2, 2);
+
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).singleElement().satisfies(push -> {
+            assertThat(push.copies()).containsExactlyInAnyOrder(new Pushed(1, newer, false, (byte) 7), new Pushed(2, zeroed, true, (byte) 0));
+            assertThat(push.bytes()).isEqualTo(DATA_COPY + Pusher.COPY_HEADER_BYTES);
+        });
+        assertThat(counter("pushed.bytes")).isEqualTo(DATA_COPY + Pusher.COPY_HEADER_BYTES);
+    }
+
+    @Test
+    void aBlockWrittenWhileItsPushIsUnderWayIsPushedAgainAtItsNewVersion() {
+        manager = manager(new PropagationConfig(256, 1, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), 1000));
+        peers.link(Duration.ofMillis(75), 125_000_000);
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        long first = write(5, 1);
+        propagation.recordWrite(5, 1);
+        scheduler.runDue();
+        assertThat(peers.pushes()).hasSize(1);
+
+        long second = write(5, 2);
+        propagation.recordWrite(5, 1);
+        scheduler.advance(Duration.ofMillis(70));
+        assertThat(propagation.queued()).isEqualTo(1);
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).extracting(push -> push.copies().get(0))
+                .containsExactly(new Pushed(5, first, false, (byte) 1), new Pushed(5, second, false, (byte) 2));
+        assertThat(propagation.queued()).isZero();
+    }
+
+    @Test
+    void aFailedPushPutsItsBlocksBackAndPushesThereWaitLongerEachTime() {
+        peers.fail(THERE, true);
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        write(1, 1);
+        propagation.recordWrite(1, 1);
+
+        scheduler.runDue();
+        assertThat(counter("failed.pushes")).isEqualTo(1);
+        assertThat(propagation.queued()).isEqualTo(1);
+        // Waits of 200 ms, then 400 ms.
+        scheduler.advance(Duration.ofMillis(199));
+        assertThat(counter("failed.pushes")).isEqualTo(1);
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(counter("failed.pushes")).isEqualTo(2);
+        scheduler.advance(Duration.ofMillis(399));
+        assertThat(counter("failed.pushes")).isEqualTo(2);
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(counter("failed.pushes")).isEqualTo(3);
+
+        peers.fail(THERE, false);
+        scheduler.advance(Duration.ofMillis(799));
+        assertThat(peers.pushes()).isEmpty();
+        scheduler.advance(Duration.ofMillis(1));
+        assertThat(peers.pushes()).hasSize(1);
+        assertThat(propagation.queued()).isZero();
+        // A step per pause while waiting, never a spin.
+        assertThat(scheduler.ran()).isLessThan(40);
+    }
+
+    @Test
+    void drawingTheCurrentSiteWaitsAPauseRatherThanSpinning() {
+        manager = manager(new PropagationConfig(1, 1, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), 1000));
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, Map.of(HERE, 0.9, THERE, 0.1)));
+        writeAll(propagation, 64);
+
+        scheduler.advance(Duration.ofSeconds(10));
+
+        // About 100 pauses in 10 s, and a push for every 9 of them.
+        assertThat(peers.pushes()).hasSizeBetween(3, 30).allSatisfy(push -> assertThat(push.site()).isEqualTo(THERE));
+        assertThat(scheduler.ran()).isLessThan(250);
+    }
+
+    @Test
+    void anEmptyRowOrOneWithTheCurrentSiteAlonePushesNothingUntilTheTableChanges() {
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, Map.of()));
+        writeAll(propagation, 8);
+        scheduler.advance(Duration.ofSeconds(10));
+        propagation.update(replication(1000, 0, Map.of(HERE, 1.0)));
+        scheduler.advance(Duration.ofSeconds(10));
+        assertThat(peers.pushes()).isEmpty();
+        assertThat(scheduler.ran()).isLessThan(5);
+
+        propagation.update(replication(1000, 0, TO_THERE));
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies).hasSize(8);
+    }
+
+    @Test
+    void modeAndSChangeAtRunTime() {
+        ImagePropagation propagation = manager.open(image, new Replication(Mode.ON_DEMAND, 1000, 0, HERE, 1, 0, 0, Map.of(HERE, TO_THERE)));
+        writeAll(propagation, 4);
+        scheduler.advance(Duration.ofSeconds(1));
+        // Written once, never read: fr/fw = 0 is below S = 0.5.
+        propagation.update(replication(1000, 0.5, TO_THERE));
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(peers.pushes()).isEmpty();
+
+        propagation.update(replication(1000, 0, TO_THERE));
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies).hasSize(4);
+    }
+
+    @Test
+    void theBudgetStopsPushesForTheDayAndTheyResumeAfterMidnightUtc() {
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, 0, 3 * DATA_COPY, TO_THERE));
+        writeAll(propagation, 5);
+
+        scheduler.advance(Duration.ofHours(1));
+        assertThat(counter("pushed.blocks")).isEqualTo(3);
+        assertThat(propagation.queued()).isEqualTo(2);
+
+        scheduler.advance(Duration.ofHours(1));
+        assertThat(counter("pushed.blocks")).isEqualTo(5);
+        assertThat(peers.pushes().get(1).millis()).isEqualTo(Instant.parse("2024-03-02T00:00:00Z").toEpochMilli());
+    }
+
+    @Test
+    void countsCopiesTheDestinationRefused() {
+        peers.refuse(2);
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        writeAll(propagation, 3);
+
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(counter("pushed.blocks")).isEqualTo(3);
+        assertThat(counter("refused.blocks")).isEqualTo(1);
+    }
+
+    @Test
+    void closingStopsPushesAndEmptiesTheQueue() {
+        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        ImagePropagation other = manager.open(store.createImage("other", 8 * BLOCK_SIZE), replication(1000, 0, TO_THERE));
+        writeAll(propagation, 3);
+        other.recordWrite(0, 2);
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isEqualTo(5);
+
+        propagation.close();
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isEqualTo(2);
+        manager.close();
+        other.recordWrite(2, 2);
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).isEmpty();
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
+    }
+
+    private PropagationManager manager(PropagationConfig config) {
+        return new PropagationManager(HERE, store, peers, scheduler, scheduler, scheduler.clock(), new SplittableRandom(1), config, metrics);
+    }
+
+    private static Replication replication(double k, double s, Map<String, Double> row) {
+        return replication(k, s, 0, 0, row);
+    }
+
+    private static Replication replication(double k, double s, long cap, long budget, Map<String, Double> row) {
+        return new Replication(Mode.PROACTIVE, k, s, HERE, 1, cap, budget, Map.of(HERE, row));
+    }
+
+    private double counter(String name) {
+        return registry.get("heliotrope.propagation." + name).tag("destination", THERE).counter().count();
+    }
+
+    /** Stores a block of data filled with {@code fill} at a new version, and returns the version. */
+    private long write(long block, int fill) {
+        ByteBuffer data = ByteBuffer.allocate(BLOCK_SIZE);
+        while (data.hasRemaining()) {
+            data.put((byte) fill);
+        }
+        store.write(image.id(), block, data.flip(), ++lastVersion, Dirty.SKIP, false);
+        return lastVersion;
+    }
+
+    private void writeAll(ImagePropagation propagation, int blocks) {
+        for (int block = 0; block < blocks; block++) {
+            write(block, block);
+        }
+        propagation.recordWrite(0, blocks);
+    }
+
+    private static void read(ImagePropagation propagation, long block, int times) {
+        for (int i = 0; i < times; i++) {
+            propagation.recordRead(block, 1);
+        }
+    }
+}

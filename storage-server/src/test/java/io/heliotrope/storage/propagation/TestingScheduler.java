@@ -1,0 +1,209 @@
+package io.heliotrope.storage.propagation;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Delayed;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A scheduler whose time stands still until a test moves it: tasks run on the test's
+ * thread, in the order of their times, when {@link #advance} reaches them. Its
+ * {@link #clock()} shows the same time.
+ */
+final class TestingScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+    private final PriorityQueue<Task> tasks = new PriorityQueue<>();
+    private final Clock clock = new SchedulerClock();
+    private long nanos;
+    private long created;
+    private long ran;
+    private boolean shutdown;
+
+    TestingScheduler(Instant start) {
+        this.nanos = TimeUnit.MILLISECONDS.toNanos(start.toEpochMilli());
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /** Runs the tasks due until {@code duration} from now, each at its time, then stands at that time. */
+    void advance(Duration duration) {
+        long end = nanos + duration.toNanos();
+        for (Task task = next(end); task != null; task = next(end)) {
+            task.action.run();
+        }
+        synchronized (this) {
+            nanos = end;
+        }
+    }
+
+    /** Runs the tasks due now. */
+    void runDue() {
+        advance(Duration.ZERO);
+    }
+
+    /** How many tasks have run. */
+    synchronized long ran() {
+        return ran;
+    }
+
+    private synchronized Task next(long end) {
+        Task task = tasks.peek();
+        if (task == null || task.at > end) {
+            return null;
+        }
+        tasks.remove();
+        nanos = Math.max(nanos, task.at);
+        task.done = true;
+        ran++;
+        return task;
+    }
+
+    @Override
+    public synchronized ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+        Task task = new Task(nanos + unit.toNanos(Math.max(0, delay)), created++, command);
+        tasks.add(task);
+        return task;
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        schedule(command, 0, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public synchronized void shutdown() {
+        shutdown = true;
+    }
+
+    @Override
+    public synchronized List<Runnable> shutdownNow() {
+        shutdown = true;
+        List<Runnable> left = tasks.stream().map(task -> task.action).toList();
+        tasks.clear();
+        return left;
+    }
+
+    @Override
+    public synchronized boolean isShutdown() {
+        return shutdown;
+    }
+
+    @Override
+    public synchronized boolean isTerminated() {
+        return shutdown;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) {
+        return true;
+    }
+
+    private final class Task implements ScheduledFuture<Void> {
+        private final long at;
+        private final long order;
+        private final Runnable action;
+        private boolean done;
+        private boolean cancelled;
+
+        Task(long at, long order, Runnable action) {
+            this.at = at;
+            this.order = order;
+            this.action = action;
+        }
+
+        @Override
+        public long getDelay(TimeUnit unit) {
+            synchronized (TestingScheduler.this) {
+                return unit.convert(at - nanos, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        @Override
+        public int compareTo(Delayed other) {
+            Task task = (Task) other;
+            return at != task.at ? Long.compare(at, task.at) : Long.compare(order, task.order);
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            synchronized (TestingScheduler.this) {
+                cancelled = tasks.remove(this);
+                done |= cancelled;
+                return cancelled;
+            }
+        }
+
+        @Override
+        public boolean isCancelled() {
+            synchronized (TestingScheduler.this) {
+                return cancelled;
+            }
+        }
+
+        @Override
+        public boolean isDone() {
+            synchronized (TestingScheduler.this) {
+                return done;
+            }
+        }
+
+        @Override
+        public Void get() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Void get(long timeout, TimeUnit unit) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private final class SchedulerClock extends Clock {
+        @Override
+        public long millis() {
+            synchronized (TestingScheduler.this) {
+                return TimeUnit.NANOSECONDS.toMillis(nanos);
+            }
+        }
+
+        @Override
+        public Instant instant() {
+            return Instant.ofEpochMilli(millis());
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            throw new UnsupportedOperationException("a testing clock has no zones");
+        }
+    }
+}
