@@ -32,14 +32,15 @@ public final class ImagePropagation implements AutoCloseable {
     private final Pusher pusher;
     private boolean closed;
 
-    ImagePropagation(ImageInfo image, Replication replication, PushContext context, RandomGenerator random, Consumer<ImagePropagation> onClose) {
+    ImagePropagation(ImageInfo image, Replication replication, PushGuard guard, PushContext context, RandomGenerator random,
+            Consumer<ImagePropagation> onClose) {
         requireNonNull(image, "image is null");
         requireNonNull(replication, "replication is null");
         this.metrics = context.metrics();
         this.trackedBlocks = context.config().trackedBlocks();
         this.onClose = requireNonNull(onClose, "onClose is null");
         this.queue = new PushQueue(stats, replication.k(), replication.s());
-        this.pusher = new Pusher(this, image, context, random);
+        this.pusher = new Pusher(this, image, context, random, requireNonNull(guard, "guard is null"));
         pusher.tune(replication);
     }
 

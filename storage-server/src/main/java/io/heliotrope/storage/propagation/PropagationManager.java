@@ -45,13 +45,15 @@ public final class PropagationManager implements AutoCloseable {
     /**
      * Starts propagation of an image opened for write here, with counts from zero; once per
      * write session, closed when the session ends.
+     *
+     * @param guard which copies may go to which site now
      */
-    public ImagePropagation open(ImageInfo image, Replication replication) {
+    public ImagePropagation open(ImageInfo image, PushGuard guard, Replication replication) {
         RandomGenerator imageRandom;
         synchronized (random) {
             imageRandom = random.split();
         }
-        ImagePropagation propagation = new ImagePropagation(image, replication, context, imageRandom, open::remove);
+        ImagePropagation propagation = new ImagePropagation(image, replication, guard, context, imageRandom, open::remove);
         open.add(propagation);
         return propagation;
     }

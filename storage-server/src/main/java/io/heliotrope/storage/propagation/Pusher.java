@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +40,8 @@ final class Pusher {
     static final long COPY_HEADER_BYTES = 16;
     private static final long DATA_COPY_BYTES = BLOCK_SIZE + COPY_HEADER_BYTES;
     private static final Logger log = LoggerFactory.getLogger(Pusher.class);
+    /** How long a block the guard held back waits before it is taken again: a checkpoint commits within a few seconds. */
+    private static final Duration HELD_BACK = Duration.ofSeconds(1);
 
     private final ImagePropagation blocks;
     private final ImageInfo image;
@@ -46,6 +49,7 @@ final class Pusher {
     private final PushContext context;
     private final RandomGenerator random;
     private final RateLimiter limiter;
+    private final PushGuard guard;
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Requests for a step: the step runs again until it has seen them all. */
     private final AtomicInteger requests = new AtomicInteger();
@@ -58,8 +62,9 @@ final class Pusher {
     private ScheduledFuture<?> timer;
     private long timerAt;
 
-    Pusher(ImagePropagation blocks, ImageInfo image, PushContext context, RandomGenerator random) {
+    Pusher(ImagePropagation blocks, ImageInfo image, PushContext context, RandomGenerator random, PushGuard guard) {
         this.blocks = blocks;
+        this.guard = guard;
         this.image = image;
         this.ref = new ImageRef(image.identity(), image.name(), image.sizeBytes());
         this.context = context;
@@ -179,7 +184,7 @@ final class Pusher {
         ByteBuffer data = ByteBuffer.allocate(taken.length * BLOCK_SIZE);
         BoundedExecutors.supplyAsync(() -> context.store().readCopies(image.id(), taken, data), context.storeExecutor(), "the propagation of " + image.name())
                 .thenCompose(versions -> {
-                    List<Copy> copies = copies(versions, data);
+                    List<Copy> copies = guarded(site, copies(versions, data));
                     limiter.refund(grant, taken.length * DATA_COPY_BYTES - cost(copies));
                     return copies.isEmpty()
                             ? CompletableFuture.completedFuture(new Sent(copies, new boolean[0]))
@@ -199,6 +204,31 @@ final class Pusher {
             }
         }
         return copies;
+    }
+
+    /** The copies the guard lets go to {@code site}; the others go back in the queue a while later, when their version may be committed. */
+    private List<Copy> guarded(String site, List<Copy> copies) {
+        List<Copy> allowed = new ArrayList<>(copies.size());
+        List<Long> held = new ArrayList<>();
+        for (Copy copy : copies) {
+            if (guard.mayPush(copy, site)) {
+                allowed.add(copy);
+            } else {
+                held.add(copy.block());
+            }
+        }
+        if (!held.isEmpty()) {
+            long[] later = held.stream().mapToLong(Long::longValue).toArray();
+            try {
+                context.scheduler().schedule(() -> {
+                    blocks.putBack(later);
+                    signal();
+                }, HELD_BACK.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException e) {
+                log.warn("{}: {} blocks wait for their next write: the push scheduler refused a timer", image.name(), later.length);
+            }
+        }
+        return allowed;
     }
 
     private void finished(String site, long[] taken, Sent sent, Throwable failure) {

@@ -45,7 +45,7 @@ class TestPropagationManager {
     @Test
     void pushesTheHighestPriorityFirstToTheSiteTheRowNames() {
         manager = manager(new PropagationConfig(1, 1, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), 1000));
-        ImagePropagation propagation = manager.open(image, replication(1000, 1, TO_THERE));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 1, TO_THERE));
         long[] versions = {0, write(1, 11), write(2, 22), write(3, 33), write(4, 44)};
         propagation.recordRead(1, 2);
         read(propagation, 2, 4);
@@ -68,7 +68,7 @@ class TestPropagationManager {
 
     @Test
     void pushesTheVersionStoredWhenItPushesAndZeroMarkersWithoutData() {
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
         write(1, 1);
         propagation.recordWrite(1, 1);
         long newer = write(1, 7);
@@ -88,10 +88,28 @@ class TestPropagationManager {
     }
 
     @Test
+    void aCopyTheGuardHoldsBackGoesOnceItIsAllowed() {
+        boolean[] committed = {false};
+        ImagePropagation propagation = manager.open(image, (copy, site) -> copy.block() != 3 || committed[0], replication(1000, 0, TO_THERE));
+        long held = write(3, 9);
+        long free = write(4, 8);
+        propagation.recordWrite(3, 2);
+
+        scheduler.advance(Duration.ofMillis(500));
+        assertThat(peers.pushes()).singleElement().satisfies(push -> assertThat(push.copies()).containsExactly(new Pushed(4, free, false, (byte) 8)));
+
+        committed[0] = true;
+        scheduler.advance(Duration.ofSeconds(2));
+        assertThat(peers.pushes()).hasSize(2);
+        assertThat(peers.pushes().get(1).copies()).containsExactly(new Pushed(3, held, false, (byte) 9));
+        assertThat(propagation.queued()).isZero();
+    }
+
+    @Test
     void aBlockWrittenWhileItsPushIsUnderWayIsPushedAgainAtItsNewVersion() {
         manager = manager(new PropagationConfig(256, 1, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), 1000));
         peers.link(Duration.ofMillis(75), 125_000_000);
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
         long first = write(5, 1);
         propagation.recordWrite(5, 1);
         scheduler.runDue();
@@ -111,7 +129,7 @@ class TestPropagationManager {
     @Test
     void aFailedPushPutsItsBlocksBackAndPushesThereWaitLongerEachTime() {
         peers.fail(THERE, true);
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
         write(1, 1);
         propagation.recordWrite(1, 1);
 
@@ -141,7 +159,7 @@ class TestPropagationManager {
     @Test
     void drawingTheCurrentSiteWaitsAPauseRatherThanSpinning() {
         manager = manager(new PropagationConfig(1, 1, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(30), 1000));
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, Map.of(HERE, 0.9, THERE, 0.1)));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, Map.of(HERE, 0.9, THERE, 0.1)));
         writeAll(propagation, 64);
 
         scheduler.advance(Duration.ofSeconds(10));
@@ -153,7 +171,7 @@ class TestPropagationManager {
 
     @Test
     void anEmptyRowOrOneWithTheCurrentSiteAlonePushesNothingUntilTheTableChanges() {
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, Map.of()));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, Map.of()));
         writeAll(propagation, 8);
         scheduler.advance(Duration.ofSeconds(10));
         propagation.update(replication(1000, 0, Map.of(HERE, 1.0)));
@@ -169,7 +187,7 @@ class TestPropagationManager {
 
     @Test
     void modeAndSChangeAtRunTime() {
-        ImagePropagation propagation = manager.open(image, new Replication(Mode.ON_DEMAND, 1000, 0, HERE, 1, 0, 0, Map.of(HERE, TO_THERE)));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, new Replication(Mode.ON_DEMAND, 1000, 0, HERE, 1, 0, 0, Map.of(HERE, TO_THERE)));
         writeAll(propagation, 4);
         scheduler.advance(Duration.ofSeconds(1));
         // Written once, never read: fr/fw = 0 is below S = 0.5.
@@ -185,7 +203,7 @@ class TestPropagationManager {
 
     @Test
     void theBudgetStopsPushesForTheDayAndTheyResumeAfterMidnightUtc() {
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, 0, 3 * DATA_COPY, TO_THERE));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, 0, 3 * DATA_COPY, TO_THERE));
         writeAll(propagation, 5);
 
         scheduler.advance(Duration.ofHours(1));
@@ -200,7 +218,7 @@ class TestPropagationManager {
     @Test
     void countsCopiesTheDestinationRefused() {
         peers.refuse(2);
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
         writeAll(propagation, 3);
 
         scheduler.advance(Duration.ofSeconds(1));
@@ -211,8 +229,8 @@ class TestPropagationManager {
 
     @Test
     void closingStopsPushesAndEmptiesTheQueue() {
-        ImagePropagation propagation = manager.open(image, replication(1000, 0, TO_THERE));
-        ImagePropagation other = manager.open(store.createImage("other", 8 * BLOCK_SIZE), replication(1000, 0, TO_THERE));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
+        ImagePropagation other = manager.open(store.createImage("other", 8 * BLOCK_SIZE), PushGuard.NONE, replication(1000, 0, TO_THERE));
         writeAll(propagation, 3);
         other.recordWrite(0, 2);
         assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isEqualTo(5);
