@@ -18,14 +18,15 @@ import java.util.Locale;
  * has none. A site applies a change from the image's next open.
  */
 final class ReplicationOptions {
-    @Option(names = "--mode", paramLabel = "MODE", converter = Mode.Converter.class, description = {
-            "How blocks reach other sites: proactive (default) pushes likely-read blocks ahead of migrations, in the background;",
-            "on-demand pushes nothing, a block moves when it is read elsewhere; sync acknowledges a write once --sync-copies other",
-            "sites hold it; remote keeps no copies away from --home, every read and write goes there."})
+    @Option(names = "--mode", paramLabel = "MODE", converter = Mode.Converter.class, description =
+            "How blocks reach other sites: proactive (default) pushes likely-read blocks ahead of migrations, in the background; "
+            + "on-demand pushes nothing, a block moves when it is read elsewhere; sync acknowledges a write once --sync-copies other "
+            + "sites hold it; remote keeps no copies away from --home, every read and write goes there.")
     Mode mode;
 
     @Option(names = "--home", paramLabel = "SITE",
-            description = "The site that keeps every block of a remote image (default: the first site that opens the image for writing).")
+            description = "The site that keeps every block of a remote image; a registered site "
+                    + "(default: the first site that opens the image for writing, as no site creates it).")
     String home;
 
     @Option(names = "--sync-copies", paramLabel = "N", description = "In sync mode, how many other sites hold a write before it is acknowledged (default: 1).")
@@ -45,10 +46,10 @@ final class ReplicationOptions {
             description = "Most bytes pushes may send per day, e.g. 50G; 0: no budget (the default).")
     Long budget;
 
-    @Option(names = "--transitions", paramLabel = "FROM:TO=P,...", converter = Transitions.class, description = {
-            "Hint of where the image's VM moves next: per site FROM, the chance P of moving to TO; each FROM's row sums to 1,",
-            "e.g. virginia:taiwan=0.9,virginia:virginia=0.1; 'none' clears it. The controller learns from the moves it sees:",
-            "a hint row weighs as much as 10 observed moves from its site."})
+    @Option(names = "--transitions", paramLabel = "FROM:TO=P,...", converter = Transitions.class, description =
+            "Hint of where the image's VM moves next: per site FROM, the chance P of moving to TO; each FROM's row sums to 1, "
+            + "e.g. virginia:taiwan=0.9,virginia:virginia=0.1; 'none' clears it. The controller learns from the lease moves it sees: "
+            + "a hint row weighs as much as 10 observed moves from its site.")
     TransitionTable transitions;
 
     /** Whether any setting was given. */
