@@ -48,8 +48,7 @@ final class ImageShow {
 
     /** The replication settings, one per line. */
     static void replication(ImageConfig image, PrintStream out) {
-        out.println("mode:        " + ReplicationOptions.mode(image));
-        out.println("K, S:        " + number(image.getKFactor()) + ", " + number(image.getSRatio()));
+        out.println("mode:        " + ReplicationOptions.mode(image) + " (K " + number(image.getKFactor()) + ", S " + number(image.getSRatio()) + ")");
         out.println("home:        " + (image.getHome().isEmpty() ? "none yet (the first site to open it for writing)" : image.getHome()));
         out.println("sync copies: " + image.getSyncCopies());
         out.println("bandwidth:   " + (image.getBandwidthBytesPerSecond() == 0 ? "no cap" : format(image.getBandwidthBytesPerSecond()) + "/s"));
