@@ -4,11 +4,9 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
-import io.heliotrope.proto.controller.v1.Lease;
-import io.heliotrope.proto.controller.v1.PropagationMode;
-import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
@@ -28,6 +26,7 @@ import static io.heliotrope.cli.Sizes.format;
                 ImageCommand.Create.class,
                 ImageCommand.List.class,
                 ImageCommand.Show.class,
+                ImageCommand.Set.class,
                 ImageCommand.Remove.class,
                 ImageCommand.Resize.class,
                 ImageCommand.Import.class,
@@ -38,7 +37,7 @@ final class ImageCommand {
     String server;
 
     @Option(names = "--controller", paramLabel = "HOST:PORT", scope = picocli.CommandLine.ScopeType.INHERIT,
-            description = "Use the catalog of the controller there instead of a site's (create, ls, show, rm).")
+            description = "Use the catalog of the controller there instead of a site's (create, ls, show, set, rm).")
     String controller;
 
     /** A subcommand that talks to the site named by {@code --server}, or to the controller named by {@code --controller}. */
@@ -77,22 +76,46 @@ final class ImageCommand {
                 description = "Size, a multiple of 4096 bytes: 4096, 256M, 10G, 1T.")
         long size;
 
-        @Option(names = "--mode", paramLabel = "MODE", converter = Mode.Converter.class, description = "Propagation mode, with --controller: proactive (default), on-demand, sync or remote.")
-        Mode mode;
+        @Mixin
+        ReplicationOptions replication;
 
         @Override
         void run(ImageClient client, PrintStream out) {
-            if (mode != null) {
-                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--mode belongs to the controller's catalog: add --controller HOST:PORT");
-            }
+            replication.requireNone("image create");
             ImageInfo image = client.create(name, size);
             out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) {
-            ImageConfig image = catalog.create(name, size, mode == null ? PropagationMode.PROPAGATION_MODE_PROACTIVE : mode.proto).getConfig();
-            out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
+            ImageConfig image = catalog.create(name, size, replication.toProto()).getConfig();
+            out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ", " + ReplicationOptions.mode(image) + ")");
+        }
+    }
+
+    @Command(name = "set", mixinStandardHelpOptions = true,
+            description = "Change an image's replication settings in the controller's catalog; a site applies them from the image's next open.")
+    static final class Set extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Mixin
+        ReplicationOptions replication;
+
+        @Override
+        void run(ImageClient client, PrintStream out) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'image set': replication settings live in the controller's catalog: "
+                    + "add --controller HOST:PORT");
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) {
+            if (!replication.any()) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'image set " + name + "': nothing to change; see 'helio image set --help'");
+            }
+            ImageStatus status = catalog.set(name, replication.toProto());
+            out.println("changed " + name + "; sites apply it from the image's next open");
+            ImageShow.replication(status.getConfig(), out);
         }
     }
 
@@ -112,7 +135,7 @@ final class ImageCommand {
         void run(CatalogClient catalog, PrintStream out) {
             out.printf("%-32s %12s %-10s  %s%n", "NAME", "SIZE", "MODE", "CREATED");
             for (ImageConfig image : catalog.list()) {
-                out.printf("%-32s %12s %-10s  %s%n", image.getName(), format(image.getSizeBytes()), mode(image),
+                out.printf("%-32s %12s %-10s  %s%n", image.getName(), format(image.getSizeBytes()), ReplicationOptions.mode(image),
                         Instant.ofEpochMilli(image.getCreatedEpochMillis()));
             }
         }
@@ -143,24 +166,7 @@ final class ImageCommand {
 
         @Override
         void run(CatalogClient catalog, PrintStream out) {
-            ImageStatus status = catalog.get(name);
-            ImageConfig image = status.getConfig();
-            Lease lease = status.getLease();
-            out.println("name:        " + image.getName());
-            out.println("identity:    " + image.getUuid());
-            out.println("size:        " + image.getSizeBytes() + " (" + format(image.getSizeBytes()) + ")");
-            out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
-            out.println("mode:        " + mode(image) + " (K " + image.getK() + ", S " + image.getS() + ")");
-            out.println("lease:       " + (lease.getHolder().isEmpty()
-                    ? "none (last epoch " + lease.getEpoch() + ")"
-                    : "held by " + lease.getHolder() + ", epoch " + lease.getEpoch() + ", expires " + Instant.ofEpochMilli(lease.getExpiresEpochMillis())
-                            + (lease.getMovingTo().isEmpty() ? "" : ", moving to " + lease.getMovingTo())));
-            out.println("metaSeq:     " + status.getMetaSeq() + " (snapshot at " + status.getSnapshotSeq() + ", " + status.getMetadataBytes() + " bytes in ZooKeeper)");
-            out.println("current blocks by site:");
-            for (SiteBlocks site : status.getCurrentBlocksList()) {
-                out.printf("  %-20s %d%n", site.getSite(), site.getBlocks());
-            }
-            out.printf("  %-20s %d%n", "(zero)", status.getZeroBlocks());
+            ImageShow.print(catalog.get(name), out);
         }
     }
 
@@ -233,34 +239,5 @@ final class ImageCommand {
             out.println("exported " + name + " to " + file + ": " + format(result.sizeBytes()) + ", "
                     + format(result.dataBytes()) + " of data written");
         }
-    }
-
-    /** Propagation modes as written on the command line (DESIGN.md section 6). */
-    enum Mode {
-        PROACTIVE(PropagationMode.PROPAGATION_MODE_PROACTIVE),
-        ON_DEMAND(PropagationMode.PROPAGATION_MODE_ON_DEMAND),
-        SYNC(PropagationMode.PROPAGATION_MODE_SYNC),
-        REMOTE(PropagationMode.PROPAGATION_MODE_REMOTE);
-
-        final PropagationMode proto;
-
-        Mode(PropagationMode proto) {
-            this.proto = proto;
-        }
-
-        static final class Converter implements picocli.CommandLine.ITypeConverter<Mode> {
-            @Override
-            public Mode convert(String value) {
-                try {
-                    return Mode.valueOf(value.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
-                } catch (IllegalArgumentException e) {
-                    throw new picocli.CommandLine.TypeConversionException("invalid mode '" + value + "': use proactive, on-demand, sync or remote");
-                }
-            }
-        }
-    }
-
-    private static String mode(ImageConfig image) {
-        return image.getMode().name().replace("PROPAGATION_MODE_", "").replace('_', '-').toLowerCase(java.util.Locale.ROOT);
     }
 }

@@ -54,6 +54,10 @@ final class SiteOptions {
     @Option(names = "--checkpoint-blocks", paramLabel = "N", description = "Blocks written since the last checkpoint that start one early (default: 65536).")
     Long checkpointBlocks;
 
+    @Option(names = "--open-wait", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long opening an image waits for another site to close it and release its write lease (default: 10s).")
+    Duration openWait;
+
     SiteConfig load(Path defaultDataDir) {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("dataDir", dataDir);
@@ -68,6 +72,7 @@ final class SiteOptions {
         overrides.put("controller", controller);
         overrides.put("checkpointInterval", checkpointInterval);
         overrides.put("checkpointBlocks", checkpointBlocks);
+        overrides.put("openWait", openWait);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

@@ -74,7 +74,7 @@ final class UpCommand implements Callable<Integer> {
 
     private static SiteConfig withController(SiteConfig c, String controller) {
         return new SiteConfig(c.site(), c.dataDir(), c.store(), c.bind(), c.nbdPort(), c.grpcPort(), c.metricsPort(), c.ioThreads(), c.nbdPoll(),
-                c.blockCacheBytes(), controller, c.checkpointInterval(), c.checkpointBlocks());
+                c.blockCacheBytes(), controller, c.checkpointInterval(), c.checkpointBlocks(), c.openWait());
     }
 
     private static void closeQuietly(AutoCloseable part) {

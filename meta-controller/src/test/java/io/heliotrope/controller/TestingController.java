@@ -34,12 +34,14 @@ public final class TestingController implements AutoCloseable {
     /** Never compacts on its own: tests that compact say so. */
     public static final CompactionPolicy MANUAL = new CompactionPolicy(Integer.MAX_VALUE, Long.MAX_VALUE, Duration.ofMinutes(10));
 
+    private final String root;
     private final ZooKeeperStore zk;
     private final ExecutorService executor;
     private final ControllerService service;
 
     public TestingController(EmbeddedZooKeeper server, String root, Clock clock, CompactionPolicy policy) {
         AtomicInteger threads = new AtomicInteger();
+        this.root = root;
         this.zk = ZooKeeperStore.connect(server.connectString(), Duration.ofSeconds(10));
         this.executor = Executors.newFixedThreadPool(4, task -> new Thread(task, "test-controller-" + threads.incrementAndGet()));
         this.service = new ControllerService(zk, new ControllerServiceConfig(root, LEASE_TTL, policy), clock, executor, Runnable::run);
@@ -48,6 +50,10 @@ public final class TestingController implements AutoCloseable {
     /** A root path of its own, so that tests sharing a ZooKeeper never meet. */
     public static String newRoot() {
         return "/test-" + UUID.randomUUID();
+    }
+
+    public String root() {
+        return root;
     }
 
     public ControllerService service() {
@@ -79,11 +85,11 @@ public final class TestingController implements AutoCloseable {
     }
 
     public ImageConfig createImage(String name, long blocks) {
-        return await(service.createImage(new ImageSpec(name, blocks * ImageConfig.BLOCK_SIZE))).config();
+        return await(service.createImage(new ImageSpec(name, blocks * ImageConfig.BLOCK_SIZE))).image().config();
     }
 
     public Lease openForWrite(String image, String site) {
-        return await(service.openImage(image, site, OpenMode.WRITE, 0)).lease();
+        return await(service.openImage(image, site, OpenMode.WRITE, 0, Duration.ZERO)).lease();
     }
 
     public Flushed flush(String image, String site, long epoch, BlockEntries entries) {

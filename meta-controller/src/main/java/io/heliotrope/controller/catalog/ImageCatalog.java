@@ -2,6 +2,7 @@ package io.heliotrope.controller.catalog;
 
 import io.heliotrope.controller.Names;
 import io.heliotrope.controller.lease.Lease;
+import io.heliotrope.controller.lease.LeaseMoves;
 import io.heliotrope.controller.metadata.MetaState;
 import io.heliotrope.controller.zookeeper.ImagePaths;
 import io.heliotrope.controller.zookeeper.Json;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 import static java.util.Objects.requireNonNull;
 
@@ -99,17 +101,60 @@ public final class ImageCatalog {
         throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image '" + name + "': its config kept changing while it was given an identity; try again");
     }
 
-    public List<ImageConfig> list() {
-        List<String> paths = zk.children(layout.images()).stream().map(name -> layout.image(name).config()).toList();
-        List<Optional<byte[]>> data = zk.readAll(paths);
-        List<ImageConfig> images = new ArrayList<>(paths.size());
-        for (int i = 0; i < paths.size(); i++) {
-            if (data.get(i).isPresent()) {
-                ImageConfig config = Json.read(data.get(i).get(), ImageConfig.class, paths.get(i));
-                images.add(config.uuid() != null ? config : get(config.name()).value());
+    /** The configuration and the lease moves counted so far. */
+    public CatalogImage image(String name) {
+        ImageConfig config = get(name).value();
+        return new CatalogImage(config, zk.readJson(layout.image(name).moves(), LeaseMoves.class).map(Versioned::value).orElse(LeaseMoves.NONE));
+    }
+
+    public List<CatalogImage> list() {
+        List<ImagePaths> images = zk.children(layout.images()).stream().map(layout::image).toList();
+        List<Optional<byte[]>> configs = zk.readAll(images.stream().map(ImagePaths::config).toList());
+        List<Optional<byte[]>> moves = zk.readAll(images.stream().map(ImagePaths::moves).toList());
+        List<CatalogImage> list = new ArrayList<>(images.size());
+        for (int i = 0; i < images.size(); i++) {
+            if (configs.get(i).isPresent()) {
+                ImageConfig config = Json.read(configs.get(i).get(), ImageConfig.class, images.get(i).config());
+                list.add(new CatalogImage(config.uuid() != null ? config : get(config.name()).value(), moves(images.get(i).moves(), moves.get(i))));
             }
         }
-        return images;
+        return list;
+    }
+
+    /** Changes the replication settings by compare-and-set on the config; returns the config as written. */
+    public ImageConfig set(String name, ReplicationUpdate update) {
+        ImageConfig config = update(name, current -> current.with(update));
+        log.info("{}: replication now {}, K {}, S {}, home '{}', {} sync copies, cap {} B/s, budget {} B/day, hint {}", name, config.mode(),
+                config.k(), config.s(), config.home(), config.syncCopies(), config.bandwidthBytesPerSecond(), config.budgetBytesPerDay(),
+                config.transitions());
+        return config;
+    }
+
+    /** Makes {@code site} the image's home unless it has one; returns the image as it is then. */
+    public CatalogImage claimHome(String name, String site) {
+        CatalogImage image = image(name);
+        if (!image.config().home().isEmpty()) {
+            return image;
+        }
+        ImageConfig config = update(name, current -> current.home().isEmpty() ? current.with(ReplicationUpdate.home(site)) : current);
+        log.info("{}: home is {}, its first writer", name, config.home());
+        return new CatalogImage(config, image.moves());
+    }
+
+    private ImageConfig update(String name, UnaryOperator<ImageConfig> change) {
+        String path = layout.image(ImageNames.check(name)).config();
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            Versioned<ImageConfig> current = get(name);
+            ImageConfig next = change.apply(current.value());
+            if (next.equals(current.value()) || zk.setData(path, Json.write(next), current.version())) {
+                return next;
+            }
+        }
+        throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "image '" + name + "': its config kept changing while being updated; try again");
+    }
+
+    private static LeaseMoves moves(String path, Optional<byte[]> data) {
+        return data.map(bytes -> Json.read(bytes, LeaseMoves.class, path)).orElse(LeaseMoves.NONE);
     }
 
     /** Deletes the image and all its metadata; refused with {@code IMAGE_IN_USE} while a live write lease is held. */

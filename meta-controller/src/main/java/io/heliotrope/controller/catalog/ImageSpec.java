@@ -10,14 +10,13 @@ import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
 
 /**
- * What a caller asks to create. A null mode, a zero K or S and a null table take the
- * defaults (DESIGN.md section 6): proactive, K = 1000, S = 1, no table.
+ * What a caller asks to create. Replication settings it leaves unset take the defaults
+ * (DESIGN.md section 6): proactive, K = 1000, S = 1, 1 sync copy, no cap, no budget, no
+ * table, and as home the first site that opens the image for writing.
  */
-public record ImageSpec(String name, long sizeBytes, PropagationMode mode, int k, int s, TransitionTable transitions) {
+public record ImageSpec(String name, long sizeBytes, ReplicationUpdate replication) {
     /** Large enough for any disk we expect, small enough that byte offsets never overflow. */
     public static final long MAX_SIZE = 1L << 50;
-    public static final int DEFAULT_K = 1000;
-    public static final int DEFAULT_S = 1;
 
     public ImageSpec {
         ImageNames.check(name);
@@ -25,21 +24,16 @@ public record ImageSpec(String name, long sizeBytes, PropagationMode mode, int k
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid size " + Long.toUnsignedString(sizeBytes)
                     + " for image '" + name + "': must be a positive multiple of " + ImageConfig.BLOCK_SIZE + " bytes, at most 1 PiB");
         }
-        if (k < 0 || s < 0) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
-                    "invalid propagation knobs for image '" + name + "': K = " + Integer.toUnsignedString(k) + ", S = " + Integer.toUnsignedString(s));
-        }
-        mode = requireNonNullElse(mode, PropagationMode.PROACTIVE);
-        k = k == 0 ? DEFAULT_K : k;
-        s = s == 0 ? DEFAULT_S : s;
-        transitions = requireNonNullElse(transitions, TransitionTable.EMPTY);
+        replication = requireNonNullElse(replication, ReplicationUpdate.NONE);
     }
 
     public ImageSpec(String name, long sizeBytes) {
-        this(name, sizeBytes, null, 0, 0, null);
+        this(name, sizeBytes, null);
     }
 
     public ImageConfig toConfig(long createdEpochMillis, UUID uuid) {
-        return new ImageConfig(name, sizeBytes, ImageConfig.BLOCK_SIZE, createdEpochMillis, mode, k, s, transitions, requireNonNull(uuid, "uuid is null"));
+        return new ImageConfig(name, sizeBytes, ImageConfig.BLOCK_SIZE, createdEpochMillis, PropagationMode.PROACTIVE,
+                ImageConfig.DEFAULT_K, ImageConfig.DEFAULT_S, TransitionTable.EMPTY, requireNonNull(uuid, "uuid is null"),
+                "", ImageConfig.DEFAULT_SYNC_COPIES, 0, 0).with(replication);
     }
 }

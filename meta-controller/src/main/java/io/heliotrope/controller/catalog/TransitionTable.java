@@ -4,19 +4,28 @@ import io.heliotrope.controller.Names;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 
+import io.heliotrope.controller.lease.LeaseMoves;
+
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 
 import static java.util.Objects.requireNonNullElse;
 
 /**
  * Migration probabilities between sites, row-major: {@code probabilities[i * n + j]} is
- * the chance that a VM at {@code sites[i]} moves to {@code sites[j]}. Each row sums to 1.
+ * the chance that a VM at {@code sites[i]} moves to {@code sites[j]}. Each row sums to 1,
+ * or is all zeros: nothing is known of moves from that site (it has no row).
  */
 public record TransitionTable(List<String> sites, List<Double> probabilities) {
     public static final TransitionTable EMPTY = new TransitionTable(List.of(), List.of());
     /** Keeps the table, n * n numbers, well inside one znode. */
     public static final int MAX_SITES = 64;
+    /** In {@link #blend}, a hint row weighs as much as this many observed moves from its site. */
+    public static final double HINT_WEIGHT = 10;
     private static final double TOLERANCE = 1e-6;
 
     public TransitionTable {
@@ -42,10 +51,47 @@ public record TransitionTable(List<String> sites, List<Double> probabilities) {
                 }
                 sum += p;
             }
-            if (Math.abs(sum - 1) > TOLERANCE) {
+            if (sum != 0 && Math.abs(sum - 1) > TOLERANCE) {
                 throw invalid("the row of " + sites.get(row) + " sums to " + sum + ", not 1");
             }
         }
+    }
+
+    /** Where a VM at {@code site} goes next: each site with a probability above 0; empty when the table has no row for it. */
+    public Map<String, Double> row(String site) {
+        int n = sites.size();
+        int from = sites.indexOf(site);
+        Map<String, Double> row = new LinkedHashMap<>();
+        for (int to = 0; from >= 0 && to < n; to++) {
+            if (probabilities.get(from * n + to) > 0) {
+                row.put(sites.get(to), probabilities.get(from * n + to));
+            }
+        }
+        return row;
+    }
+
+    /**
+     * This table, as a hint, learned from observed lease moves: the row of site X is
+     * {@code (W * hint(X, Y) + moves(X, Y)) / (W + moves from X)} with {@code W} =
+     * {@value #HINT_WEIGHT} when the hint has a row for X, else the observed shares
+     * {@code moves(X, Y) / moves from X}; a site with neither has no row. The sites are
+     * this table's, then those only observed, in name order.
+     */
+    public TransitionTable blend(LeaseMoves moves) {
+        LinkedHashSet<String> union = new LinkedHashSet<>(sites);
+        union.addAll(moves.sites());
+        List<String> all = List.copyOf(union);
+        List<Double> blended = new ArrayList<>(all.size() * all.size());
+        for (String from : all) {
+            Map<String, Double> hinted = row(from);
+            Map<String, Long> seen = moves.from(from);
+            double hintWeight = hinted.isEmpty() ? 0 : HINT_WEIGHT;
+            double total = hintWeight + seen.values().stream().mapToLong(Long::longValue).sum();
+            for (String to : all) {
+                blended.add(total == 0 ? 0 : (hintWeight * hinted.getOrDefault(to, 0.0) + seen.getOrDefault(to, 0L)) / total);
+            }
+        }
+        return new TransitionTable(all, blended);
     }
 
     private static HeliotropeException invalid(String reason) {

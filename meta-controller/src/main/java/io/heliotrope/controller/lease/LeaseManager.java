@@ -2,6 +2,7 @@ package io.heliotrope.controller.lease;
 
 import io.heliotrope.controller.Names;
 import io.heliotrope.controller.zookeeper.Json;
+import io.heliotrope.controller.zookeeper.Transaction;
 import io.heliotrope.controller.zookeeper.Versioned;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
@@ -13,13 +14,16 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 import static java.util.Objects.requireNonNull;
 
 /**
  * Grants, renews, releases and prepares write leases. Every change is a compare-and-set
  * on the lease znode's version: of two controllers racing, one wins and the other
- * re-reads and decides again on what it finds.
+ * re-reads and decides again on what it finds. A grant counts the lease's move from its
+ * last holder in the same transaction ({@link LeaseMoves}).
  */
 public final class LeaseManager {
     private static final Logger log = LoggerFactory.getLogger(LeaseManager.class);
@@ -53,28 +57,69 @@ public final class LeaseManager {
 
     /** Applies {@code change} with compare-and-set, re-reading after a lost race. */
     public Lease update(String image, Change change) {
-        String path = layout.image(ImageNames.check(image)).lease();
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Versioned<Lease> current = read(image);
             Lease next = change.apply(current.value(), clock.millis());
-            if (zk.setData(path, Json.write(next), current.version())) {
+            if (write(image, current, next)) {
                 return next;
             }
         }
-        throw new HeliotropeException(ErrorCode.STORAGE_FAILURE,
-                "image '" + image + "': the lease changed " + MAX_ATTEMPTS + " times while being updated; try again");
+        throw raced(image);
     }
 
-    /** The write lease for {@code site} with a new epoch: when nobody holds it, it expired, or the site holds it already. */
-    public Lease acquire(String image, String site) {
-        Lease lease = update(image, (current, now) -> {
-            if (current.activeAt(now) && !current.holder().equals(site)) {
-                throw current.heldError(image, now);
+    /** What one attempt to take the write lease found. */
+    public sealed interface Acquisition {
+        /** The caller holds the lease, at a new epoch. */
+        record Granted(Lease lease) implements Acquisition {}
+
+        /**
+         * Another site holds {@code lease}, live at {@code now}; {@code changed} completes at
+         * the lease's next change when a watch was asked for, else never.
+         */
+        record Held(Lease lease, long now, CompletableFuture<Void> changed) implements Acquisition {}
+    }
+
+    /**
+     * The write lease for {@code site} with a new epoch when nobody holds it, it expired, or
+     * the site holds it already; else what holds it, watched when {@code watch}.
+     */
+    public Acquisition acquire(String image, String site, boolean watch) {
+        String path = layout.image(ImageNames.check(image)).lease();
+        CompletableFuture<Void> changed = new CompletableFuture<>();
+        for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+            Versioned<Lease> current = watch
+                    ? zk.readJsonWatched(path, Lease.class, changed).orElseThrow(() -> Names.imageNotFound(image))
+                    : read(image);
+            long now = clock.millis();
+            if (current.value().activeAt(now) && !current.value().holder().equals(site)) {
+                return new Acquisition.Held(current.value(), now, changed);
             }
-            return current.grantTo(site, now, ttlMillis);
-        });
-        log.info("{}: lease to {} (epoch {})", image, site, lease.epoch());
-        return lease;
+            Lease granted = current.value().grantTo(site, now, ttlMillis);
+            if (write(image, current, granted)) {
+                log.info("{}: lease to {} (epoch {})", image, site, granted.epoch());
+                return new Acquisition.Granted(granted);
+            }
+        }
+        throw raced(image);
+    }
+
+    /**
+     * Adds to {@code transaction}, which replaces lease {@code current} by {@code next}, the
+     * count of the move when {@code next} is a new grant: read now, written only if the
+     * moves znode is still as read, so a move counts once, with the grant that made it.
+     */
+    public void recordGrant(Transaction transaction, String image, Lease current, Lease next) {
+        if (!next.held() || next.grantEpoch() == current.grantEpoch()) {
+            return;
+        }
+        String path = layout.image(image).moves();
+        Optional<Versioned<LeaseMoves>> moves = zk.readJson(path, LeaseMoves.class);
+        LeaseMoves after = moves.map(Versioned::value).orElse(LeaseMoves.NONE).grantedTo(next.holder());
+        if (moves.isEmpty()) {
+            transaction.create(path, Json.write(after));
+        } else if (!after.equals(moves.get().value())) {
+            transaction.setData(path, Json.write(after), moves.get().version());
+        }
     }
 
     public Lease renew(String image, String site, long epoch) {
@@ -109,6 +154,17 @@ public final class LeaseManager {
         });
         log.info("{}: lease released by {} (epoch {})", image, site, epoch);
         return lease;
+    }
+
+    private boolean write(String image, Versioned<Lease> current, Lease next) {
+        Transaction transaction = new Transaction().setData(layout.image(image).lease(), Json.write(next), current.version());
+        recordGrant(transaction, image, current.value(), next);
+        return zk.commit(transaction).committed();
+    }
+
+    private static HeliotropeException raced(String image) {
+        return new HeliotropeException(ErrorCode.STORAGE_FAILURE,
+                "image '" + image + "': the lease changed " + MAX_ATTEMPTS + " times while being updated; try again");
     }
 
     /** Step 1 of a handoff: {@code from} holds a live lease, which a final flush will move to {@code to}. */

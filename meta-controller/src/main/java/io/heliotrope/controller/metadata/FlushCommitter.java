@@ -21,7 +21,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * Commits a flush: encodes the delta, stages it when large, then one transaction writes
  * the lease (the version check fences a stale writer; the write extends, releases or
- * moves it), bumps {@code meta} (which orders commits) and creates {@code log/<seq>}.
+ * moves it, a move counted in {@code moves}), bumps {@code meta} (which orders commits) and creates {@code log/<seq>}.
  * A lost race re-reads and tries again; a retry after a lost connection first looks for
  * its own record, so a commit that went through is not applied twice. Commits to one
  * image queue up in this process (they could only succeed one at a time anyway), so
@@ -89,6 +89,7 @@ final class FlushCommitter {
                     .setData(paths.lease(), Json.write(next), lease.version())
                     .setData(paths.meta(), Json.write(committed), meta.version())
                     .create(paths.log(seq), record);
+            leases.recordGrant(transaction, flush.image(), lease.value(), next);
             int claim = transaction.size();
             payloads.claim(transaction, paths, placement);
             MultiOutcome outcome = zk.commit(transaction);

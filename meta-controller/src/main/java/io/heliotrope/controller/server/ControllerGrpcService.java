@@ -11,6 +11,7 @@ import io.heliotrope.proto.controller.v1.DeleteImageResponse;
 import io.heliotrope.proto.controller.v1.FlushRequest;
 import io.heliotrope.proto.controller.v1.FlushResponse;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
+import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
@@ -21,8 +22,13 @@ import io.heliotrope.proto.controller.v1.ListSitesResponse;
 import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.PrepareRequest;
+import io.heliotrope.proto.controller.v1.ReportRttRequest;
+import io.heliotrope.proto.controller.v1.ReportRttResponse;
+import io.heliotrope.proto.controller.v1.RttMatrix;
+import io.heliotrope.proto.controller.v1.SetImageRequest;
 import io.heliotrope.proto.controller.v1.Site;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -80,7 +86,7 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     public void openImage(OpenImageRequest request, StreamObserver<OpenImageResponse> observer) {
         OpenImageStream stream = new OpenImageStream((ServerCallStreamObserver<OpenImageResponse>) observer);
         stream.start(call(() -> service.openImage(request.getImage(), request.getSite(),
-                ControllerProtos.openMode(request.getMode()), request.getCachedMetaSeq())));
+                ControllerProtos.openMode(request.getMode()), request.getCachedMetaSeq(), Duration.ofMillis(request.getWaitMillis()))));
     }
 
     @Override
@@ -112,6 +118,21 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     public void prepare(PrepareRequest request, StreamObserver<Lease> observer) {
         reply(() -> service.prepare(request.getImage(), request.getFromSite(), request.getToSite()),
                 lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
+    }
+
+    @Override
+    public void setImage(SetImageRequest request, StreamObserver<ImageStatus> observer) {
+        reply(() -> service.setImage(request.getName(), ControllerProtos.update(request.getReplication())), ControllerProtos::toProto, observer);
+    }
+
+    @Override
+    public void reportRtt(ReportRttRequest request, StreamObserver<ReportRttResponse> observer) {
+        reply(() -> service.reportRtt(request.getSite(), ControllerProtos.rttMicros(request)), row -> ReportRttResponse.getDefaultInstance(), observer);
+    }
+
+    @Override
+    public void getRttMatrix(GetRttMatrixRequest request, StreamObserver<RttMatrix> observer) {
+        reply(service::rttMatrix, ControllerProtos::toProto, observer);
     }
 
     /** Runs the call; a request it cannot even convert fails the same way as one the service refuses. */

@@ -1,13 +1,16 @@
 package io.heliotrope.controller.server;
 
+import io.heliotrope.controller.catalog.CatalogImage;
 import io.heliotrope.controller.catalog.ImageConfig;
 import io.heliotrope.controller.catalog.ImageSpec;
 import io.heliotrope.controller.catalog.PropagationMode;
+import io.heliotrope.controller.catalog.ReplicationUpdate;
 import io.heliotrope.controller.catalog.TransitionTable;
 import io.heliotrope.controller.lease.Lease;
 import io.heliotrope.controller.metadata.BlockEntries;
 import io.heliotrope.controller.metadata.Flush;
 import io.heliotrope.controller.service.ImageStatus;
+import io.heliotrope.controller.rtt.RttRow;
 import io.heliotrope.controller.service.OpenMode;
 import io.heliotrope.controller.site.Site;
 import io.heliotrope.error.ErrorCode;
@@ -15,8 +18,15 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.BlockMetadata;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
 import io.heliotrope.proto.controller.v1.FlushHeader;
+import io.heliotrope.proto.controller.v1.PeerRtt;
+import io.heliotrope.proto.controller.v1.ReplicationSettings;
+import io.heliotrope.proto.controller.v1.ReportRttRequest;
+import io.heliotrope.proto.controller.v1.RttMatrix;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
+import io.heliotrope.proto.controller.v1.TransitionCount;
 
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /** Conversions between the controller's domain and {@code heliotrope.controller.v1}. */
@@ -37,24 +47,64 @@ final class ControllerProtos {
     }
 
     static ImageSpec spec(CreateImageRequest request) {
-        return new ImageSpec(request.getName(), request.getSizeBytes(), mode(request.getMode()), request.getK(), request.getS(),
-                request.hasTransitions() ? transitions(request.getTransitions()) : null);
+        return new ImageSpec(request.getName(), request.getSizeBytes(), update(request.getReplication()));
     }
 
-    static io.heliotrope.proto.controller.v1.ImageConfig toProto(ImageConfig config) {
-        return io.heliotrope.proto.controller.v1.ImageConfig.newBuilder()
+    /** The settings a request sets; an unset field (proto3 {@code optional}) is null. */
+    static ReplicationUpdate update(ReplicationSettings proto) {
+        return new ReplicationUpdate(
+                proto.hasMode() ? mode(proto.getMode()) : null,
+                proto.hasKFactor() ? proto.getKFactor() : null,
+                proto.hasSRatio() ? proto.getSRatio() : null,
+                proto.hasHome() ? proto.getHome() : null,
+                proto.hasSyncCopies() ? proto.getSyncCopies() : null,
+                proto.hasBandwidthBytesPerSecond() ? proto.getBandwidthBytesPerSecond() : null,
+                proto.hasBudgetBytesPerDay() ? proto.getBudgetBytesPerDay() : null,
+                proto.hasTransitions() ? transitions(proto.getTransitions()) : null);
+    }
+
+    static io.heliotrope.proto.controller.v1.ImageConfig toProto(CatalogImage image) {
+        ImageConfig config = image.config();
+        io.heliotrope.proto.controller.v1.ImageConfig.Builder proto = io.heliotrope.proto.controller.v1.ImageConfig.newBuilder()
                 .setName(config.name())
                 .setSizeBytes(config.sizeBytes())
                 .setBlockSize(config.blockSize())
                 .setCreatedEpochMillis(config.createdEpochMillis())
                 .setMode(toProto(config.mode()))
-                .setK(config.k())
-                .setS(config.s())
-                .setTransitions(io.heliotrope.proto.controller.v1.TransitionTable.newBuilder()
-                        .addAllSites(config.transitions().sites())
-                        .addAllProbabilities(config.transitions().probabilities()))
-                .setUuid(config.uuid().toString())
-                .build();
+                .setKFactor(config.k())
+                .setSRatio(config.s())
+                .setHome(config.home())
+                .setSyncCopies(config.syncCopies())
+                .setBandwidthBytesPerSecond(config.bandwidthBytesPerSecond())
+                .setBudgetBytesPerDay(config.budgetBytesPerDay())
+                .setTransitions(toProto(image.transitions()))
+                .setTransitionHint(toProto(config.transitions()))
+                .setUuid(config.uuid().toString());
+        image.moves().counts().forEach((from, row) -> row.forEach((to, moves) ->
+                proto.addObservedMoves(TransitionCount.newBuilder().setFromSite(from).setToSite(to).setMoves(moves))));
+        return proto.build();
+    }
+
+    static RttMatrix toProto(List<RttRow> rows) {
+        RttMatrix.Builder matrix = RttMatrix.newBuilder();
+        for (RttRow row : rows) {
+            io.heliotrope.proto.controller.v1.RttRow.Builder proto = matrix.addRowsBuilder()
+                    .setSite(row.site())
+                    .setMeasuredEpochMillis(row.measuredEpochMillis());
+            row.rttMicros().forEach((peer, micros) -> proto.addPeers(PeerRtt.newBuilder().setPeer(peer).setRttMicros(micros)));
+        }
+        return matrix.build();
+    }
+
+    /** A site's report as peer to microseconds; a peer named twice is refused. */
+    static Map<String, Long> rttMicros(ReportRttRequest request) {
+        Map<String, Long> micros = new HashMap<>();
+        for (PeerRtt peer : request.getPeersList()) {
+            if (micros.put(peer.getPeer(), peer.getRttMicros()) != null) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "site " + request.getSite() + " reports peer " + peer.getPeer() + " twice");
+            }
+        }
+        return micros;
     }
 
     static io.heliotrope.proto.controller.v1.Lease toProto(String image, Lease lease) {
@@ -71,8 +121,8 @@ final class ControllerProtos {
 
     static io.heliotrope.proto.controller.v1.ImageStatus toProto(ImageStatus status) {
         io.heliotrope.proto.controller.v1.ImageStatus.Builder proto = io.heliotrope.proto.controller.v1.ImageStatus.newBuilder()
-                .setConfig(toProto(status.config()))
-                .setLease(toProto(status.config().name(), status.lease()))
+                .setConfig(toProto(status.image()))
+                .setLease(toProto(status.image().config().name(), status.lease()))
                 .setMetaSeq(status.metaSeq())
                 .setSnapshotSeq(status.snapshotSeq())
                 .setZeroBlocks(status.zeroBlocks())
@@ -127,12 +177,12 @@ final class ControllerProtos {
 
     private static PropagationMode mode(io.heliotrope.proto.controller.v1.PropagationMode mode) {
         return switch (mode) {
-            case PROPAGATION_MODE_UNSPECIFIED -> null;
             case PROPAGATION_MODE_REMOTE -> PropagationMode.REMOTE;
             case PROPAGATION_MODE_SYNC -> PropagationMode.SYNC;
             case PROPAGATION_MODE_ON_DEMAND -> PropagationMode.ON_DEMAND;
             case PROPAGATION_MODE_PROACTIVE -> PropagationMode.PROACTIVE;
-            case UNRECOGNIZED -> throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "unknown propagation mode");
+            case PROPAGATION_MODE_UNSPECIFIED, UNRECOGNIZED -> throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
+                    "unknown propagation mode " + mode + ": use PROPAGATION_MODE_PROACTIVE, _ON_DEMAND, _SYNC or _REMOTE");
         };
     }
 
@@ -143,6 +193,13 @@ final class ControllerProtos {
             case ON_DEMAND -> io.heliotrope.proto.controller.v1.PropagationMode.PROPAGATION_MODE_ON_DEMAND;
             case PROACTIVE -> io.heliotrope.proto.controller.v1.PropagationMode.PROPAGATION_MODE_PROACTIVE;
         };
+    }
+
+    private static io.heliotrope.proto.controller.v1.TransitionTable toProto(TransitionTable table) {
+        return io.heliotrope.proto.controller.v1.TransitionTable.newBuilder()
+                .addAllSites(table.sites())
+                .addAllProbabilities(table.probabilities())
+                .build();
     }
 
     private static TransitionTable transitions(io.heliotrope.proto.controller.v1.TransitionTable proto) {

@@ -43,8 +43,8 @@ final class OpenImageMessages implements Iterator<OpenImageResponse> {
         }
         OpenImageResponse.Builder message = OpenImageResponse.newBuilder().setMetaSeq(opened.changes().metaSeq());
         if (first) {
-            message.setLease(ControllerProtos.toProto(opened.config().name(), opened.lease()))
-                    .setConfig(ControllerProtos.toProto(opened.config()))
+            message.setLease(ControllerProtos.toProto(opened.image().config().name(), opened.lease()))
+                    .setConfig(ControllerProtos.toProto(opened.image()))
                     .setSnapshot(opened.changes().snapshot().isPresent());
             first = false;
         }

@@ -2,29 +2,39 @@ package io.heliotrope.controller.service;
 
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.controller.Names;
+import io.heliotrope.controller.catalog.CatalogImage;
 import io.heliotrope.controller.catalog.ImageCatalog;
 import io.heliotrope.controller.catalog.ImageConfig;
 import io.heliotrope.controller.catalog.ImageSpec;
+import io.heliotrope.controller.catalog.ReplicationUpdate;
 import io.heliotrope.controller.lease.Lease;
 import io.heliotrope.controller.lease.LeaseManager;
+import io.heliotrope.controller.lease.LeaseManager.Acquisition;
 import io.heliotrope.controller.metadata.Flush;
 import io.heliotrope.controller.metadata.Flushed;
 import io.heliotrope.controller.metadata.ImageView;
 import io.heliotrope.controller.metadata.MetadataLog;
+import io.heliotrope.controller.rtt.RttRow;
+import io.heliotrope.controller.rtt.RttStore;
 import io.heliotrope.controller.site.Site;
 import io.heliotrope.controller.site.SiteRegistry;
 import io.heliotrope.controller.zookeeper.Versioned;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
@@ -39,11 +49,14 @@ public final class ControllerService {
     private static final Logger log = LoggerFactory.getLogger(ControllerService.class);
     /** The most entries one flush may carry; one this large takes a few hundred MB while it is committed. */
     public static final int MAX_FLUSH_ENTRIES = 1 << 23;
+    /** The longest a write open may wait for another site's lease. */
+    public static final Duration MAX_OPEN_WAIT = Duration.ofMinutes(10);
 
     private final SiteRegistry sites;
     private final ImageCatalog catalog;
     private final LeaseManager leases;
     private final MetadataLog metadata;
+    private final RttStore rtt;
     private final ExecutorService executor;
     private final Executor background;
 
@@ -51,10 +64,12 @@ public final class ControllerService {
         ZooKeeperLayout layout = new ZooKeeperLayout(config.rootPath());
         zk.ensurePath(layout.sites());
         zk.ensurePath(layout.images());
+        zk.ensurePath(layout.rtt());
         this.sites = new SiteRegistry(zk, layout);
         this.catalog = new ImageCatalog(zk, layout, clock, config.leaseTtl());
         this.leases = new LeaseManager(zk, layout, clock, config.leaseTtl());
         this.metadata = new MetadataLog(zk, layout, leases, clock, config.compaction());
+        this.rtt = new RttStore(zk, layout, clock);
         this.executor = requireNonNull(executor, "executor is null");
         this.background = requireNonNull(background, "background is null");
     }
@@ -67,12 +82,25 @@ public final class ControllerService {
         return async(sites::list);
     }
 
+    /** Creates an image; a home it names must be a registered site. */
     public CompletableFuture<ImageStatus> createImage(ImageSpec spec) {
-        return async(() -> status(catalog.create(spec).name()));
+        return async(() -> {
+            requireHome(spec.replication());
+            return status(catalog.create(spec).name());
+        });
     }
 
-    public CompletableFuture<List<ImageConfig>> listImages() {
+    public CompletableFuture<List<CatalogImage>> listImages() {
         return async(catalog::list);
+    }
+
+    /** Changes an image's replication settings; sites apply them from their next open. */
+    public CompletableFuture<ImageStatus> setImage(String name, ReplicationUpdate update) {
+        return async(() -> {
+            requireHome(update);
+            catalog.set(name, update);
+            return status(name);
+        });
     }
 
     public CompletableFuture<ImageStatus> getImage(String name) {
@@ -94,16 +122,53 @@ public final class ControllerService {
         });
     }
 
-    /** Opens for writing (taking the lease with a new epoch) or reading, and returns what the site lacks after {@code cachedMetaSeq}. */
-    public CompletableFuture<OpenedImage> openImage(String image, String site, OpenMode mode, long cachedMetaSeq) {
+    /**
+     * Opens for writing (taking the lease with a new epoch) or reading, and returns what the
+     * site lacks after {@code cachedMetaSeq}. While another site holds a live write lease, a
+     * write open waits up to {@code wait} for it to be released or to expire (a watch on the
+     * lease and a timer at its expiry, holding no thread), then fails with {@code LEASE_HELD}.
+     * The first write open of an image without a home makes its site the home.
+     */
+    public CompletableFuture<OpenedImage> openImage(String image, String site, OpenMode mode, long cachedMetaSeq, Duration wait) {
         requireNonNull(mode, "mode is null");
+        if (wait.isNegative() || wait.compareTo(MAX_OPEN_WAIT) > 0) {
+            return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
+                    "image '" + image + "': an open may wait at most " + MAX_OPEN_WAIT.toSeconds() + " s for the lease, not " + wait.toMillis() + " ms"));
+        }
+        if (mode == OpenMode.READ) {
+            return async(() -> {
+                sites.require(site);
+                return opened(leases.read(image).value(), catalog.image(image), cachedMetaSeq);
+            });
+        }
+        return openForWrite(image, site, cachedMetaSeq, wait, System.nanoTime());
+    }
+
+    private CompletableFuture<OpenedImage> openForWrite(String image, String site, long cachedMetaSeq, Duration wait, long start) {
+        long left = wait.toNanos() - (System.nanoTime() - start);
         return async(() -> {
             sites.require(site);
-            Lease lease = mode == OpenMode.WRITE ? leases.acquire(image, site) : leases.read(image).value();
-            // Read again under the lease, which an image cannot be removed while held: the identity is of the image the lease is of.
-            ImageConfig config = catalog.get(image).value();
-            return new OpenedImage(lease, config, metadata.since(image, cachedMetaSeq));
+            return leases.acquire(image, site, left > 0);
+        }).thenCompose(acquired -> {
+            if (acquired instanceof Acquisition.Granted granted) {
+                // Read under the lease, which an image cannot be removed while held: the identity is of the image the lease is of.
+                return async(() -> opened(granted.lease(), catalog.claimHome(image, site), cachedMetaSeq));
+            }
+            Acquisition.Held held = (Acquisition.Held) acquired;
+            if (left <= 0) {
+                return CompletableFuture.failedFuture(wait.isZero() ? held.lease().heldError(image, held.now())
+                        : new HeliotropeException(ErrorCode.LEASE_HELD, held.lease().heldError(image, held.now()).getMessage()
+                                + "; waited " + wait.toMillis() + " ms for its release"));
+            }
+            long untilExpiry = TimeUnit.MILLISECONDS.toNanos(held.lease().expiresEpochMillis() - held.now());
+            return held.changed()
+                    .completeOnTimeout(null, Math.min(left, untilExpiry), TimeUnit.NANOSECONDS)
+                    .thenCompose(changed -> openForWrite(image, site, cachedMetaSeq, wait, start));
         });
+    }
+
+    private OpenedImage opened(Lease lease, CatalogImage image, long cachedMetaSeq) {
+        return new OpenedImage(lease, image, metadata.since(image.config().name(), cachedMetaSeq));
     }
 
     public CompletableFuture<Lease> renewLease(String image, String site, long epoch) {
@@ -142,12 +207,30 @@ public final class ControllerService {
         });
     }
 
+    /** Stores the round-trip times, in microseconds, that a registered site measured to its peers. */
+    public CompletableFuture<RttRow> reportRtt(String site, Map<String, Long> rttMicros) {
+        return async(() -> {
+            sites.require(site);
+            return rtt.report(site, rttMicros);
+        });
+    }
+
+    public CompletableFuture<List<RttRow>> rttMatrix() {
+        return async(rtt::matrix);
+    }
+
+    private void requireHome(ReplicationUpdate update) {
+        if (update.home() != null && !update.home().isEmpty()) {
+            sites.require(update.home());
+        }
+    }
+
     private ImageStatus status(String name) {
         Versioned<ImageConfig> config = catalog.get(name);
         Lease lease = leases.read(name).value();
         MetadataLog.MetaView view = metadata.view(name, config.createZxid());
         ImageView.Counts counts = view.view().counts();
-        return new ImageStatus(config.value(), lease, view.meta().metaSeq(), view.meta().snapshotSeq(),
+        return new ImageStatus(catalog.image(name), lease, view.meta().metaSeq(), view.meta().snapshotSeq(),
                 counts.currentBlocks(), counts.zeroBlocks(), view.meta().metadataBytes());
     }
 

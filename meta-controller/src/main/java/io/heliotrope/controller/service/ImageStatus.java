@@ -1,6 +1,6 @@
 package io.heliotrope.controller.service;
 
-import io.heliotrope.controller.catalog.ImageConfig;
+import io.heliotrope.controller.catalog.CatalogImage;
 import io.heliotrope.controller.lease.Lease;
 
 import java.util.Map;
@@ -8,11 +8,11 @@ import java.util.Map;
 import static java.util.Objects.requireNonNull;
 
 /**
- * An image as the controller sees it: catalog entry, lease, where its log stands, how
+ * An image as the controller sees it: catalog entry with its lease moves, lease, where its log stands, how
  * many blocks each site holds current, and the bytes its metadata takes in ZooKeeper.
  */
 public record ImageStatus(
-        ImageConfig config,
+        CatalogImage image,
         Lease lease,
         long metaSeq,
         long snapshotSeq,
@@ -20,7 +20,7 @@ public record ImageStatus(
         long zeroBlocks,
         long metadataBytes) {
     public ImageStatus {
-        requireNonNull(config, "config is null");
+        requireNonNull(image, "image is null");
         requireNonNull(lease, "lease is null");
         currentBlocks = Map.copyOf(currentBlocks);
     }

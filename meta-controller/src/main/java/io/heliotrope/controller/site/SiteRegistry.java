@@ -27,11 +27,7 @@ public final class SiteRegistry {
 
     /** Adds the site, or replaces what was registered under its name. */
     public Site register(Site site) {
-        String path = layout.site(site.name());
-        byte[] data = Json.write(site);
-        if (!zk.create(path, data)) {
-            zk.setData(path, data, -1);
-        }
+        zk.put(layout.site(site.name()), Json.write(site));
         log.info("{}: registered (gRPC {}, NBD {})", site.name(), site.grpcAddress(), site.nbdAddress());
         return site;
     }

@@ -36,6 +36,11 @@ public record ImagePaths(String image) {
         return snapshots() + "/" + name(seq);
     }
 
+    /** The lease moves ({@code io.heliotrope.controller.lease.LeaseMoves}); missing until the first grant. */
+    public String moves() {
+        return image + "/moves";
+    }
+
     public String staging() {
         return image + "/staging";
     }

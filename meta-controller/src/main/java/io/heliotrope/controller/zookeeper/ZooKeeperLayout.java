@@ -8,10 +8,12 @@ import static java.util.Objects.requireNonNull;
  * ROOT/sites/NAME                       site (JSON)
  * ROOT/images/NAME/config               image configuration (JSON)
  * ROOT/images/NAME/lease                write lease (JSON, compare-and-set on its version)
+ * ROOT/images/NAME/moves                last lease holder and lease moves counted (JSON, written with each grant)
  * ROOT/images/NAME/meta                 metaSeq, snapshotSeq and sizes (JSON)
  * ROOT/images/NAME/log/SEQ              one committed delta (JSON head, binary payload)
  * ROOT/images/NAME/snap/SEQ             the snapshot at SEQ (same form)
  * ROOT/images/NAME/staging/ID/N         chunk N of a large payload (binary)
+ * ROOT/rtt/SITE                         the round-trip times SITE measured to its peers (JSON)
  * </pre>
  */
 public record ZooKeeperLayout(String root) {
@@ -32,6 +34,14 @@ public record ZooKeeperLayout(String root) {
 
     public String images() {
         return root + "/images";
+    }
+
+    public String rtt() {
+        return root + "/rtt";
+    }
+
+    public String rtt(String site) {
+        return rtt() + "/" + site;
     }
 
     public ImagePaths image(String name) {

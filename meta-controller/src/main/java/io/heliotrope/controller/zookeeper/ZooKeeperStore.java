@@ -10,6 +10,7 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 
 import java.time.Duration;
@@ -70,9 +71,29 @@ public final class ZooKeeperStore implements AutoCloseable {
     }
 
     public Optional<Versioned<byte[]>> read(String path) {
+        return read(path, null);
+    }
+
+    public <T> Optional<Versioned<T>> readJson(String path, Class<T> type) {
+        return read(path).map(node -> json(node, type, path));
+    }
+
+    /**
+     * Reads a znode and leaves a one-shot watch on it, in one step: {@code changed}
+     * completes at the znode's next change or deletion (or when the session loses its
+     * connection: a caller checks again, it may find nothing changed).
+     */
+    public <T> Optional<Versioned<T>> readJsonWatched(String path, Class<T> type, CompletableFuture<Void> changed) {
+        return read(path, event -> changed.complete(null)).map(node -> json(node, type, path));
+    }
+
+    /** Reads a znode, leaving {@code watcher} on it unless null. */
+    private Optional<Versioned<byte[]>> read(String path, Watcher watcher) {
         try {
             Stat stat = new Stat();
-            byte[] data = client.getData().storingStatIn(stat).forPath(path);
+            byte[] data = watcher == null
+                    ? client.getData().storingStatIn(stat).forPath(path)
+                    : client.getData().storingStatIn(stat).usingWatcher(watcher).forPath(path);
             return Optional.of(new Versioned<>(data == null ? new byte[0] : data, stat.getVersion(), stat.getCzxid()));
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
@@ -81,8 +102,8 @@ public final class ZooKeeperStore implements AutoCloseable {
         }
     }
 
-    public <T> Optional<Versioned<T>> readJson(String path, Class<T> type) {
-        return read(path).map(node -> new Versioned<>(Json.read(node.value(), type, path), node.version(), node.createZxid()));
+    private static <T> Versioned<T> json(Versioned<byte[]> node, Class<T> type, String path) {
+        return new Versioned<>(Json.read(node.value(), type, path), node.version(), node.createZxid());
     }
 
     /** The names of the children, sorted; none when the znode does not exist. */
@@ -108,6 +129,13 @@ public final class ZooKeeperStore implements AutoCloseable {
             return false;
         } catch (Exception e) {
             throw failure("create " + path, e);
+        }
+    }
+
+    /** Creates the znode, or replaces its data when it exists. */
+    public void put(String path, byte[] data) {
+        if (!create(path, data)) {
+            setData(path, data, -1);
         }
     }
 

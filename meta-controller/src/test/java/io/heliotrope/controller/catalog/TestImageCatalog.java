@@ -4,8 +4,10 @@ import io.heliotrope.controller.TestingClock;
 import io.heliotrope.controller.TestingController;
 import io.heliotrope.controller.ZooKeeperExtension;
 import io.heliotrope.controller.lease.Lease;
+import io.heliotrope.controller.lease.LeaseMoves;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.controller.service.ImageStatus;
+import io.heliotrope.controller.service.OpenMode;
 import io.heliotrope.controller.site.Site;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.controller.zookeeper.Json;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -65,47 +68,87 @@ class TestImageCatalog {
         ImageStatus created = await(service.createImage(new ImageSpec("base.img_1", 1 << 30)));
 
         ImageConfig config = new ImageConfig("base.img_1", 1 << 30, 4096, NOW, PropagationMode.PROACTIVE, 1000, 1, TransitionTable.EMPTY,
-                created.config().uuid());
-        assertThat(created).isEqualTo(new ImageStatus(config, new Lease("", 0, 0, 0, 15_000, ""), 0, 0, Map.of(), 0, 0));
+                created.image().config().uuid(), "", 1, 0, 0);
+        assertThat(created).isEqualTo(new ImageStatus(new CatalogImage(config, LeaseMoves.NONE), new Lease("", 0, 0, 0, 15_000, ""), 0, 0, Map.of(), 0, 0));
+        controller.registerSites("a");
         TransitionTable table = new TransitionTable(List.of("a", "b"), List.of(0.25, 0.75, 1.0, 0.0));
-        UUID vm = await(service.createImage(new ImageSpec("vm", 8192, PropagationMode.SYNC, 5, 1, table))).config().uuid();
-        assertThat(await(service.listImages())).containsExactly(config,
-                new ImageConfig("vm", 8192, 4096, NOW, PropagationMode.SYNC, 5, 1, table, vm));
+        ReplicationUpdate sync = new ReplicationUpdate(PropagationMode.SYNC, 5.5, 0.0, "a", 2, 100L << 20, 50L << 30, table);
+        UUID vm = await(service.createImage(new ImageSpec("vm", 8192, sync))).image().config().uuid();
+        assertThat(await(service.listImages())).extracting(CatalogImage::config).containsExactly(config,
+                new ImageConfig("vm", 8192, 4096, NOW, PropagationMode.SYNC, 5.5, 0, table, vm, "a", 2, 100L << 20, 50L << 30));
         assertRefused(() -> await(service.createImage(new ImageSpec("vm", 4096))), ErrorCode.IMAGE_EXISTS, "image 'vm' already exists");
 
         await(service.deleteImage("vm"));
 
-        assertThat(await(service.listImages())).containsExactly(config);
+        assertThat(await(service.listImages())).extracting(CatalogImage::config).containsExactly(config);
         assertRefused(() -> await(service.getImage("vm")), ErrorCode.IMAGE_NOT_FOUND, "image 'vm' does not exist");
         assertRefused(() -> await(service.deleteImage("vm")), ErrorCode.IMAGE_NOT_FOUND, "image 'vm' does not exist");
-        assertThat(await(service.createImage(new ImageSpec("vm", 4096))).config().sizeBytes()).isEqualTo(4096);
+        assertThat(await(service.createImage(new ImageSpec("vm", 4096))).image().config().sizeBytes()).isEqualTo(4096);
     }
 
     @Test
-    void anImageKeepsItsIdentityAndOneCreatedAgainUnderItsNameHasAnother() {
-        UUID first = await(service.createImage(new ImageSpec("vm", 4096))).config().uuid();
+    void settingsChangeByCompareAndSetAndKeepWhatIsNotSet() {
+        controller.registerSites("a", "b");
+        await(service.createImage(new ImageSpec("vm", 4096)));
+        TransitionTable hint = new TransitionTable(List.of("a", "b"), List.of(0.1, 0.9, 0.0, 0.0));
 
-        assertThat(first).isNotNull();
-        assertThat(await(service.getImage("vm")).config().uuid()).isEqualTo(first);
-        assertThat(await(service.listImages())).extracting(ImageConfig::uuid).containsExactly(first);
-        await(service.deleteImage("vm"));
-        UUID second = await(service.createImage(new ImageSpec("vm", 4096))).config().uuid();
-        assertThat(second).isNotEqualTo(first);
-        assertThat(await(service.getImage("vm")).config().uuid()).isEqualTo(second);
+        ImageStatus set = await(service.setImage("vm", new ReplicationUpdate(PropagationMode.ON_DEMAND, 0.5, null, "b", null, 1000L, null, hint)));
+        ImageStatus again = await(service.setImage("vm", new ReplicationUpdate(null, null, 2.5, null, 3, null, 7L, null)));
+
+        ImageConfig config = again.image().config();
+        assertThat(set.image().config().s()).isEqualTo(1);
+        assertThat(List.of(config.mode(), config.k(), config.s(), config.home(), config.syncCopies(), config.bandwidthBytesPerSecond(),
+                config.budgetBytesPerDay(), config.transitions())).containsExactly(PropagationMode.ON_DEMAND, 0.5, 2.5, "b", 3, 1000L, 7L, hint);
+        assertThat(await(service.getImage("vm")).image().config()).isEqualTo(config);
+        assertThat(await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, null, null, TransitionTable.EMPTY)))
+                .image().config().transitions()).isEqualTo(TransitionTable.EMPTY);
     }
 
     @Test
-    void anImageFromBeforeIdentitiesGetsOneOnFirstReadAndKeepsIt() {
-        ImageConfig created = await(service.createImage(new ImageSpec("old", 4096))).config();
-        String path = new ZooKeeperLayout(root).image("old").config();
-        ImageConfig legacy = new ImageConfig("old", 4096, 4096, NOW, PropagationMode.PROACTIVE, 1000, 1, TransitionTable.EMPTY, null);
-        byte[] withoutUuid = new String(Json.write(legacy), UTF_8).replace(",\"uuid\":null", "").getBytes(UTF_8);
-        assertThat(controller.zk().setData(path, withoutUuid, -1)).isTrue();
+    void badSettingsAreRefusedAndChangeNothing() {
+        controller.registerSites("a");
+        ImageConfig created = await(service.createImage(new ImageSpec("vm", 4096))).image().config();
 
-        UUID assigned = await(service.listImages()).get(0).uuid();
-        assertThat(assigned).isNotNull().isNotEqualTo(created.uuid());
-        assertThat(await(service.getImage("old")).config()).isEqualTo(created.withUuid(assigned));
-        assertThat(controller.zk().readJson(path, ImageConfig.class).orElseThrow().value().uuid()).isEqualTo(assigned);
+        assertRefused(() -> await(service.setImage("vm", kAndS(-1.0, null))), ErrorCode.INVALID_ARGUMENT, "image 'vm': K must be a finite number >= 0, not -1.0");
+        assertRefused(() -> await(service.setImage("vm", kAndS(null, Double.NaN))), ErrorCode.INVALID_ARGUMENT, "image 'vm': S must be a finite number >= 0, not NaN");
+        assertRefused(() -> await(service.setImage("vm", kAndS(Double.POSITIVE_INFINITY, null))), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': K must be a finite number >= 0, not Infinity");
+        assertRefused(() -> await(service.setImage("vm", ReplicationUpdate.home("Virginia"))), ErrorCode.INVALID_ARGUMENT,
+                "invalid site name 'Virginia': use 1 to 63 lowercase letters, digits or '-'");
+        assertRefused(() -> await(service.setImage("vm", ReplicationUpdate.home("b"))), ErrorCode.SITE_NOT_FOUND, "site 'b' is not registered");
+        assertRefused(() -> new ReplicationUpdate(null, null, null, null, 0, null, null, null), ErrorCode.INVALID_ARGUMENT,
+                "sync copies must be at least 1, not 0");
+        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, 64, null, null, null))),
+                ErrorCode.INVALID_ARGUMENT, "image 'vm': sync copies must be between 1 and 63, not 64");
+        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, -1L, null, null))),
+                ErrorCode.INVALID_ARGUMENT, "image 'vm': bandwidth cap and daily budget must be >= 0 (0: none), not 18446744073709551615 and 0");
+        assertRefused(() -> await(service.createImage(new ImageSpec("other", 4096, ReplicationUpdate.home("b")))), ErrorCode.SITE_NOT_FOUND,
+                "site 'b' is not registered");
+        assertThat(await(service.getImage("vm")).image().config()).isEqualTo(created);
+    }
+
+    @Test
+    void theFirstWriterBecomesTheHomeUnlessOneWasChosen() {
+        controller.registerSites("a", "b");
+        await(service.createImage(new ImageSpec("vm", 4096)));
+        await(service.createImage(new ImageSpec("chosen", 4096, ReplicationUpdate.home("a"))));
+
+        assertThat(await(service.openImage("vm", "b", OpenMode.WRITE, 0, Duration.ZERO)).image().config().home()).isEqualTo("b");
+        controller.openForWrite("chosen", "b");
+
+        assertThat(await(service.getImage("vm")).image().config().home()).isEqualTo("b");
+        assertThat(await(service.getImage("chosen")).image().config().home()).isEqualTo("a");
+    }
+
+    @Test
+    void aConfigFromBeforeReplicationSettingsLoadsWithTheirDefaults() {
+        ImageConfig created = await(service.createImage(new ImageSpec("old", 4096))).image().config();
+        String legacy = "{\"name\":\"old\",\"sizeBytes\":4096,\"blockSize\":4096,\"createdEpochMillis\":" + NOW
+                + ",\"mode\":\"SYNC\",\"k\":500,\"s\":2,\"transitions\":{\"sites\":[],\"probabilities\":[]},\"uuid\":\"" + created.uuid() + "\"}";
+        assertThat(controller.zk().setData(new ZooKeeperLayout(root).image("old").config(), legacy.getBytes(UTF_8), -1)).isTrue();
+
+        assertThat(await(service.getImage("old")).image().config()).isEqualTo(
+                new ImageConfig("old", 4096, 4096, NOW, PropagationMode.SYNC, 500, 2, TransitionTable.EMPTY, created.uuid(), "", 1, 0, 0));
     }
 
     @Test
@@ -128,7 +171,13 @@ class TestImageCatalog {
                 "invalid transition table: the row of b sums to 0.9, not 1");
         assertRefused(() -> new TransitionTable(List.of("a", "a"), List.of(1.0, 0.0, 0.0, 1.0)), ErrorCode.INVALID_ARGUMENT,
                 "invalid transition table: it names a site twice: [a, a]");
+        assertRefused(() -> new TransitionTable(List.of("a", "B"), List.of(1.0, 0.0, 0.0, 1.0)), ErrorCode.INVALID_ARGUMENT,
+                "invalid site name 'B': use 1 to 63 lowercase letters, digits or '-'");
         assertRefused(() -> await(service.getImage("Nope")), ErrorCode.INVALID_ARGUMENT,
                 "invalid image name 'Nope': use 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
+    }
+
+    private static ReplicationUpdate kAndS(Double k, Double s) {
+        return new ReplicationUpdate(null, k, s, null, null, null, null, null);
     }
 }

@@ -61,7 +61,7 @@ class TestLeases {
             List<CompletableFuture<Lease>> opens = new ArrayList<>();
             for (int i = 0; i < sites.size(); i++) {
                 ControllerService via = i % 2 == 0 ? service : other.service();
-                opens.add(via.openImage("vm", sites.get(i), OpenMode.WRITE, 0).thenApply(opened -> opened.lease()));
+                opens.add(via.openImage("vm", sites.get(i), OpenMode.WRITE, 0, Duration.ZERO).thenApply(opened -> opened.lease()));
             }
             CompletableFuture.allOf(opens.stream().map(open -> open.exceptionally(failure -> null)).toArray(CompletableFuture[]::new)).join();
 
@@ -205,7 +205,7 @@ class TestLeases {
         assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site b");
         assertThat(controller.flush("vm", "b", 2, entries("b", 2)).metaSeq()).isEqualTo(2);
-        Changes changes = await(service.openImage("vm", "c", OpenMode.READ, 0)).changes();
+        Changes changes = await(service.openImage("vm", "c", OpenMode.READ, 0, Duration.ZERO)).changes();
         assertThat(changes.deltas()).containsExactly(entries("a", 1), entries("b", 2));
     }
 

@@ -180,7 +180,7 @@ class TestMetadataLog {
     }
 
     private Changes changesSince(long cachedMetaSeq) {
-        return await(service.openImage("vm", "b", OpenMode.READ, cachedMetaSeq)).changes();
+        return await(service.openImage("vm", "b", OpenMode.READ, cachedMetaSeq, Duration.ZERO)).changes();
     }
 
     /** Deltas of 1,000 random entries each, so that later ones overwrite some blocks of earlier ones. */

@@ -21,6 +21,8 @@ import io.heliotrope.proto.controller.v1.FlushHeader;
 import io.heliotrope.proto.controller.v1.FlushRequest;
 import io.heliotrope.proto.controller.v1.FlushResponse;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
+import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
+import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
@@ -28,9 +30,17 @@ import io.heliotrope.proto.controller.v1.ListImagesRequest;
 import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.OpenMode;
+import io.heliotrope.proto.controller.v1.PeerRtt;
 import io.heliotrope.proto.controller.v1.PropagationMode;
+import io.heliotrope.proto.controller.v1.ReplicationSettings;
+import io.heliotrope.proto.controller.v1.ReportRttRequest;
+import io.heliotrope.proto.controller.v1.RttMatrix;
+import io.heliotrope.proto.controller.v1.RttRow;
+import io.heliotrope.proto.controller.v1.SetImageRequest;
 import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
+import io.heliotrope.proto.controller.v1.TransitionCount;
+import io.heliotrope.proto.controller.v1.TransitionTable;
 import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,6 +53,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -185,6 +196,75 @@ class TestControllerServer {
     }
 
     @Test
+    void replicationSettingsAreCreatedChangedAndReturnedWithTheLearnedTable() {
+        client.registerSite(Site.newBuilder().setName("virginia").build());
+        client.registerSite(Site.newBuilder().setName("taiwan").build());
+        TransitionTable hint = TransitionTable.newBuilder().addSites("virginia").addSites("taiwan")
+                .addAllProbabilities(List.of(0.1, 0.9, 0.0, 0.0)).build();
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).setReplication(ReplicationSettings.newBuilder()
+                .setMode(PropagationMode.PROPAGATION_MODE_ON_DEMAND).setHome("virginia").setKFactor(0.5).setTransitions(hint)).build());
+        open("virginia", OpenMode.OPEN_MODE_WRITE, 0);
+        client.closeImage(LeaseRequest.newBuilder().setImage("vm").setSite("virginia").setEpoch(1).build());
+
+        ImageStatus set = client.setImage(SetImageRequest.newBuilder().setName("vm").setReplication(ReplicationSettings.newBuilder()
+                .setSRatio(2.5).setSyncCopies(2).setBandwidthBytesPerSecond(1 << 20).setBudgetBytesPerDay(1L << 30)).build());
+        ImageConfig opened = open("taiwan", OpenMode.OPEN_MODE_WRITE, 0).get(0).getConfig();
+
+        assertThat(set.getConfig()).isEqualTo(client.listImages(ListImagesRequest.getDefaultInstance()).getImages(0)
+                .toBuilder().clearObservedMoves().setTransitions(hint).build());
+        assertThat(List.of(opened.getMode(), opened.getKFactor(), opened.getSRatio(), opened.getHome(), opened.getSyncCopies(),
+                opened.getBandwidthBytesPerSecond(), opened.getBudgetBytesPerDay())).containsExactly(
+                PropagationMode.PROPAGATION_MODE_ON_DEMAND, 0.5, 2.5, "virginia", 2, 1L << 20, 1L << 30);
+        assertThat(opened.getTransitionHint()).isEqualTo(hint);
+        assertThat(opened.getObservedMovesList()).containsExactly(
+                TransitionCount.newBuilder().setFromSite("virginia").setToSite("taiwan").setMoves(1).build());
+        assertThat(opened.getTransitions().getProbabilitiesList()).containsExactly(1 / 11.0, 10 / 11.0, 0.0, 0.0);
+        assertRefused(() -> call(() -> client.setImage(SetImageRequest.newBuilder().setName("vm").setReplication(ReplicationSettings.newBuilder()
+                .setMode(PropagationMode.PROPAGATION_MODE_UNSPECIFIED)).build())), ErrorCode.INVALID_ARGUMENT,
+                "unknown propagation mode PROPAGATION_MODE_UNSPECIFIED: use PROPAGATION_MODE_PROACTIVE, _ON_DEMAND, _SYNC or _REMOTE");
+        assertRefused(() -> call(() -> client.setImage(SetImageRequest.newBuilder().setName("vm").setReplication(ReplicationSettings.newBuilder()
+                .setTransitions(hint.toBuilder().setProbabilities(0, 0.5).setProbabilities(1, 0.4))).build())), ErrorCode.INVALID_ARGUMENT,
+                "invalid transition table: the row of virginia sums to 0.9, not 1");
+    }
+
+    @Test
+    void aWriteOpenWaitsForTheHoldersCloseWithinItsWait() {
+        client.registerSite(Site.newBuilder().setName("a").build());
+        client.registerSite(Site.newBuilder().setName("b").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+
+        assertThatThrownBy(() -> call(() -> open("b", OpenMode.OPEN_MODE_WRITE, 0, 300)))
+                .isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.LEASE_HELD))
+                .hasMessageStartingWith("image 'vm': write lease held by site a (epoch 1, ")
+                .hasMessageEndingWith(" s left); waited 300 ms for its release");
+        Iterator<OpenImageResponse> waiting = client.openImage(request("b", OpenMode.OPEN_MODE_WRITE, 0).toBuilder().setWaitMillis(60_000).build());
+        client.closeImage(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(1).build());
+
+        assertThat(waiting.next().getLease().getHolder()).isEqualTo("b");
+    }
+
+    @Test
+    void sitesReportRoundTripsAndTheMatrixHasEveryRow() {
+        client.registerSite(Site.newBuilder().setName("a").build());
+        client.registerSite(Site.newBuilder().setName("b").build());
+        client.reportRtt(ReportRttRequest.newBuilder().setSite("a").addPeers(PeerRtt.newBuilder().setPeer("b").setRttMicros(75_000)).build());
+        client.reportRtt(ReportRttRequest.newBuilder().setSite("b").addPeers(PeerRtt.newBuilder().setPeer("a").setRttMicros(80_000)).build());
+        client.reportRtt(ReportRttRequest.newBuilder().setSite("a").addPeers(PeerRtt.newBuilder().setPeer("b").setRttMicros(74_000)).build());
+
+        RttMatrix matrix = client.getRttMatrix(GetRttMatrixRequest.getDefaultInstance());
+
+        assertThat(matrix.getRowsList()).extracting(RttRow::getSite).containsExactly("a", "b");
+        assertThat(matrix.getRows(0).getPeersList()).containsExactly(PeerRtt.newBuilder().setPeer("b").setRttMicros(74_000).build());
+        assertThat(matrix.getRows(1).getMeasuredEpochMillis()).isPositive();
+        assertRefused(() -> call(() -> client.reportRtt(ReportRttRequest.newBuilder().setSite("c").build())), ErrorCode.SITE_NOT_FOUND,
+                "site 'c' is not registered");
+        assertRefused(() -> call(() -> client.reportRtt(ReportRttRequest.newBuilder().setSite("a")
+                .addPeers(PeerRtt.newBuilder().setPeer("b")).addPeers(PeerRtt.newBuilder().setPeer("b")).build())), ErrorCode.INVALID_ARGUMENT,
+                "site a reports peer b twice");
+    }
+
+    @Test
     void anUnreachableZooKeeperIsReportedClearly() throws IOException {
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -197,10 +277,17 @@ class TestControllerServer {
     }
 
     private List<OpenImageResponse> open(String site, OpenMode mode, long cachedMetaSeq) {
+        return open(site, mode, cachedMetaSeq, 0);
+    }
+
+    private List<OpenImageResponse> open(String site, OpenMode mode, long cachedMetaSeq, long waitMillis) {
         List<OpenImageResponse> messages = new ArrayList<>();
-        client.openImage(OpenImageRequest.newBuilder().setImage("vm").setSite(site).setMode(mode).setCachedMetaSeq(cachedMetaSeq).build())
-                .forEachRemaining(messages::add);
+        client.openImage(request(site, mode, cachedMetaSeq).toBuilder().setWaitMillis(waitMillis).build()).forEachRemaining(messages::add);
         return messages;
+    }
+
+    private static OpenImageRequest request(String site, OpenMode mode, long cachedMetaSeq) {
+        return OpenImageRequest.newBuilder().setImage("vm").setSite(site).setMode(mode).setCachedMetaSeq(cachedMetaSeq).build();
     }
 
     /** Blocks from..to of site "a" (every tenth a zero marker), as one Flush message. */

@@ -47,7 +47,7 @@ class TestTwoControllers {
     @Test
     void eachSeesTheOthersCommits() {
         first.createImage("vm", 1024);
-        assertThat(await(second.service().listImages())).extracting(image -> image.name()).containsExactly("vm");
+        assertThat(await(second.service().listImages())).extracting(image -> image.config().name()).containsExactly("vm");
         assertThat(await(second.service().listSites())).extracting(site -> site.name()).containsExactly("a", "b");
         Lease lease = second.openForWrite("vm", "a");
         assertThat(await(first.service().getImage("vm")).lease()).isEqualTo(lease);
@@ -59,7 +59,7 @@ class TestTwoControllers {
         second.flush("vm", "a", lease.epoch(), two);
 
         assertThat(await(first.service().getImage("vm")).currentBlocks()).containsEntry("a", 2L);
-        assertThat(await(first.service().openImage("vm", "b", OpenMode.READ, 0)).changes().deltas()).containsExactly(one, two);
+        assertThat(await(first.service().openImage("vm", "b", OpenMode.READ, 0, Duration.ZERO)).changes().deltas()).containsExactly(one, two);
     }
 
     @Test
@@ -87,6 +87,6 @@ class TestTwoControllers {
 
         assertThat(status.metaSeq()).isEqualTo(rounds);
         assertThat(status.snapshotSeq()).isEqualTo(rounds);
-        assertThat(await(first.service().openImage("vm", "b", OpenMode.READ, 0)).changes().snapshot()).contains(expected.build());
+        assertThat(await(first.service().openImage("vm", "b", OpenMode.READ, 0, Duration.ZERO)).changes().snapshot()).contains(expected.build());
     }
 }

@@ -11,7 +11,8 @@ import static java.util.Objects.requireNonNullElse;
  * How one site runs. Loaded from YAML by {@link SiteConfigLoader}; every field has a
  * default but {@code dataDir}, which the RocksDB store needs. A port of 0 picks a free one.
  * With {@code controller} (host:port) the site joins that controller as {@code site};
- * without, it runs standalone and owns its catalog.
+ * without, it runs standalone and owns its catalog. {@code openWait} bounds how long an
+ * open waits for another site to release the image's write lease (default 10 s).
  */
 public record SiteConfig(
         String site,
@@ -26,7 +27,8 @@ public record SiteConfig(
         Long blockCacheBytes,
         String controller,
         Duration checkpointInterval,
-        Long checkpointBlocks) {
+        Long checkpointBlocks,
+        Duration openWait) {
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
     public static final int DEFAULT_METRICS_PORT = 9410;
@@ -63,11 +65,15 @@ public record SiteConfig(
         blockCacheBytes = requireNonNullElse(blockCacheBytes, 256L << 20);
         checkpointInterval = requireNonNullElse(checkpointInterval, Duration.ofSeconds(5));
         checkpointBlocks = requireNonNullElse(checkpointBlocks, 65_536L);
+        openWait = requireNonNullElse(openWait, Duration.ofSeconds(10));
         if (nbdPoll.isNegative() || nbdPoll.compareTo(NbdServerConfig.MAX_POLL) > 0) {
             throw new IllegalArgumentException("nbdPoll must be between 0s and " + NbdServerConfig.MAX_POLL.toSeconds() + "s: " + nbdPoll);
         }
         if (checkpointInterval.isNegative() || checkpointInterval.isZero() || checkpointBlocks < 1) {
             throw new IllegalArgumentException("checkpointInterval and checkpointBlocks must be positive");
+        }
+        if (openWait.isNegative() || openWait.compareTo(Duration.ofMinutes(10)) > 0) {
+            throw new IllegalArgumentException("openWait must be between 0s and 10m: " + openWait);
         }
         if (store == StoreKind.ROCKSDB && dataDir == null) {
             throw new IllegalArgumentException("dataDir is required for the rocksdb store");

@@ -82,7 +82,7 @@ public final class StorageServer implements AutoCloseable {
             ImageSessions sessions = new LocalSessions(store);
             ControllerSessions controlled = null;
             if (config.controller() != null) {
-                Controller controller = new GrpcController(config.site(), config.controller());
+                Controller controller = new GrpcController(config.site(), config.controller(), config.openWait());
                 components.push(controller);
                 controlled = new ControllerSessions(config.site(), store, view, controller, sessionCalls, config.checkpointInterval(), config.checkpointBlocks());
                 sessions = controlled;

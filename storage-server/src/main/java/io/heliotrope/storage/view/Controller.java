@@ -2,6 +2,7 @@ package io.heliotrope.storage.view;
 
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.Replication;
 
 import java.time.Duration;
 import java.util.List;
@@ -22,7 +23,17 @@ public interface Controller extends AutoCloseable {
     /** The controller's catalog: each image's name and identity, in name order. */
     Map<String, UUID> images();
 
-    /** Takes the image's write lease and returns the metadata committed after {@code cachedMetaSeq}. */
+    /** The registered sites, this one included, in name order. */
+    List<SiteAddress> sites();
+
+    /** Stores the round-trip time this site measured to each peer (the median of several probes), replacing its earlier report. */
+    void reportRtt(Map<String, Duration> rtts);
+
+    /**
+     * Takes the image's write lease and returns the metadata committed after {@code cachedMetaSeq}
+     * and the image's replication settings. While another site holds the lease, waits for
+     * its release as long as the implementation was configured to, then fails with {@code LEASE_HELD}.
+     */
     Opened open(String image, long cachedMetaSeq);
 
     void renew(String image, long epoch);
@@ -57,11 +68,26 @@ public interface Controller extends AutoCloseable {
         }
     }
 
-    /** A granted write lease of the image {@code identity} and the metadata to apply before serving. */
-    record Opened(UUID identity, long epoch, Duration ttl, long sizeBytes, long metaSeq, boolean snapshot, List<GlobalBlock> entries) {
+    /**
+     * A granted write lease of the image {@code identity}, the metadata to apply before
+     * serving, and how the image is replicated from this open on (its transition table the
+     * controller's, learned from the lease moves it saw).
+     */
+    record Opened(UUID identity, long epoch, Duration ttl, long sizeBytes, long metaSeq, boolean snapshot, List<GlobalBlock> entries,
+            Replication replication) {
         public Opened {
             requireNonNull(identity, "identity is null");
             entries = List.copyOf(entries);
+            requireNonNull(replication, "replication is null");
+        }
+    }
+
+    /** A site of the registry: its name and where its peer gRPC and NBD servers listen (host:port, empty when not told). */
+    record SiteAddress(String name, String grpcAddress, String nbdAddress) {
+        public SiteAddress {
+            requireNonNull(name, "name is null");
+            requireNonNull(grpcAddress, "grpcAddress is null");
+            requireNonNull(nbdAddress, "nbdAddress is null");
         }
     }
 }

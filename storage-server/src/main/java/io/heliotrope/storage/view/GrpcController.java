@@ -16,16 +16,22 @@ import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
 import io.heliotrope.proto.controller.v1.ListImagesRequest;
+import io.heliotrope.proto.controller.v1.ListSitesRequest;
 import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.OpenMode;
+import io.heliotrope.proto.controller.v1.PeerRtt;
+import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.Site;
+import io.heliotrope.proto.controller.v1.TransitionTable;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.Replication;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,11 +51,19 @@ public final class GrpcController implements Controller {
 
     private final String site;
     private final String target;
+    private final Duration openWait;
     private final ManagedChannel channel;
 
+    /** A controller whose opens fail at once while another site holds the write lease. */
     public GrpcController(String site, String target) {
+        this(site, target, Duration.ZERO);
+    }
+
+    /** @param openWait how long an open waits for another site to release the write lease (close-to-open), at most 10 minutes */
+    public GrpcController(String site, String target, Duration openWait) {
         this.site = requireNonNull(site, "site is null");
         this.target = requireNonNull(target, "target is null");
+        this.openWait = requireNonNull(openWait, "openWait is null");
         this.channel = Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
     }
 
@@ -70,10 +84,28 @@ public final class GrpcController implements Controller {
     }
 
     @Override
+    public List<SiteAddress> sites() {
+        return call(() -> blocking().listSites(ListSitesRequest.getDefaultInstance()).getSitesList().stream()
+                .map(site -> new SiteAddress(site.getName(), site.getGrpcAddress(), site.getNbdAddress()))
+                .sorted(Comparator.comparing(SiteAddress::name))
+                .toList());
+    }
+
+    @Override
+    public void reportRtt(Map<String, Duration> rtts) {
+        ReportRttRequest.Builder request = ReportRttRequest.newBuilder().setSite(site);
+        rtts.forEach((peer, rtt) -> request.addPeers(PeerRtt.newBuilder().setPeer(peer).setRttMicros(rtt.toNanos() / 1000)));
+        call(() -> blocking().reportRtt(request.build()));
+    }
+
+    @Override
     public Opened open(String image, long cachedMetaSeq) {
         return call(() -> {
-            Iterator<OpenImageResponse> responses = blocking().openImage(OpenImageRequest.newBuilder()
-                    .setImage(image).setSite(site).setMode(OpenMode.OPEN_MODE_WRITE).setCachedMetaSeq(cachedMetaSeq).build());
+            // The controller answers within the wait; the deadline leaves it the usual time on top.
+            Iterator<OpenImageResponse> responses = ControllerServiceGrpc.newBlockingStub(channel)
+                    .withDeadlineAfter(DEADLINE_SECONDS * 1000 + openWait.toMillis(), TimeUnit.MILLISECONDS)
+                    .openImage(OpenImageRequest.newBuilder().setImage(image).setSite(site).setMode(OpenMode.OPEN_MODE_WRITE)
+                            .setCachedMetaSeq(cachedMetaSeq).setWaitMillis(openWait.toMillis()).build());
             OpenImageResponse first = responses.next();
             List<GlobalBlock> entries = new ArrayList<>();
             addEntries(first.getEntries(), entries);
@@ -81,7 +113,7 @@ public final class GrpcController implements Controller {
                 addEntries(responses.next().getEntries(), entries);
             }
             return new Opened(UUID.fromString(first.getConfig().getUuid()), first.getLease().getEpoch(), Duration.ofMillis(first.getLease().getTtlMillis()),
-                    first.getConfig().getSizeBytes(), first.getMetaSeq(), first.getSnapshot(), entries);
+                    first.getConfig().getSizeBytes(), first.getMetaSeq(), first.getSnapshot(), entries, replication(first.getConfig()));
         });
     }
 
@@ -128,6 +160,29 @@ public final class GrpcController implements Controller {
     @Override
     public void close() {
         channel.shutdownNow();
+    }
+
+    /** The image's replication settings, with the transition table's rows as maps of the destinations above 0. */
+    private static Replication replication(ImageConfig config) {
+        Map<String, Map<String, Double>> transitions = new LinkedHashMap<>();
+        TransitionTable table = config.getTransitions();
+        int n = table.getSitesCount();
+        for (int from = 0; from < n; from++) {
+            for (int to = 0; to < n; to++) {
+                double p = table.getProbabilities(from * n + to);
+                if (p > 0) {
+                    transitions.computeIfAbsent(table.getSites(from), row -> new LinkedHashMap<>()).put(table.getSites(to), p);
+                }
+            }
+        }
+        Replication.Mode mode = switch (config.getMode()) {
+            case PROPAGATION_MODE_ON_DEMAND -> Replication.Mode.ON_DEMAND;
+            case PROPAGATION_MODE_SYNC -> Replication.Mode.SYNC;
+            case PROPAGATION_MODE_REMOTE -> Replication.Mode.REMOTE;
+            case PROPAGATION_MODE_PROACTIVE, PROPAGATION_MODE_UNSPECIFIED, UNRECOGNIZED -> Replication.Mode.PROACTIVE;
+        };
+        return new Replication(mode, config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(),
+                config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions);
     }
 
     private static void addEntries(BlockMetadata metadata, List<GlobalBlock> entries) {

@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.Replication;
 import io.heliotrope.version.Version;
 
 import java.time.Duration;
@@ -114,6 +115,14 @@ public final class TestingController {
             }
 
             @Override
+            public List<SiteAddress> sites() {
+                return List.of(new SiteAddress(site, "", ""));
+            }
+
+            @Override
+            public void reportRtt(Map<String, Duration> rtts) {}
+
+            @Override
             public Opened open(String image, long cachedMetaSeq) {
                 pass(image);
                 synchronized (TestingController.this) {
@@ -126,7 +135,8 @@ public final class TestingController {
                     List<GlobalBlock> tail = new ArrayList<>();
                     List<List<GlobalBlock>> log = logs.get(image);
                     log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
-                    return new Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail);
+                    return new Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail,
+                            Replication.defaults(site));
                 }
             }
 

@@ -1,0 +1,88 @@
+package io.heliotrope.controller.service;
+
+import io.heliotrope.controller.TestingClock;
+import io.heliotrope.controller.TestingController;
+import io.heliotrope.controller.ZooKeeperExtension;
+import io.heliotrope.controller.lease.Lease;
+import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
+import io.heliotrope.error.ErrorCode;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
+import static io.heliotrope.controller.HeliotropeAssertions.assertRefused;
+import static io.heliotrope.controller.TestingController.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Close-to-open across sites: a write open waits, bounded, for the other site's release. */
+@ExtendWith(ZooKeeperExtension.class)
+class TestOpenWait {
+    private static final Duration WAIT = Duration.ofMillis(700);
+
+    private final TestingClock clock = new TestingClock(1_700_000_000_000L);
+    private TestingController controller;
+    private ControllerService service;
+
+    @BeforeEach
+    void start(EmbeddedZooKeeper zooKeeper) {
+        controller = new TestingController(zooKeeper, TestingController.newRoot(), clock, TestingController.MANUAL);
+        service = controller.service();
+        controller.registerSites("a", "b");
+        controller.createImage("vm", 1024);
+    }
+
+    @AfterEach
+    void stop() {
+        controller.close();
+    }
+
+    @Test
+    void anOpenThatWaitsGetsTheLeaseOnceTheHolderReleasesIt(EmbeddedZooKeeper zooKeeper) {
+        Lease a = controller.openForWrite("vm", "a");
+
+        CompletableFuture<OpenedImage> b = service.openImage("vm", "b", OpenMode.WRITE, 0, Duration.ofSeconds(30));
+        assertThat(b).isNotDone();
+        // Through another controller: the waiting one learns of the release from ZooKeeper, not from itself.
+        try (TestingController other = new TestingController(zooKeeper, controller.root(), clock, TestingController.MANUAL)) {
+            await(other.service().closeImage("vm", "a", a.epoch()));
+        }
+
+        Lease granted = await(b).lease();
+        assertThat(granted.holder()).isEqualTo("b");
+        assertThat(granted.epoch()).isEqualTo(a.epoch() + 1);
+    }
+
+    @Test
+    void anOpenThatWaitsInVainFailsNamingTheHolderAndTheWait() {
+        controller.openForWrite("vm", "a");
+        long start = System.nanoTime();
+
+        assertRefused(() -> await(service.openImage("vm", "b", OpenMode.WRITE, 0, WAIT)), ErrorCode.LEASE_HELD,
+                "image 'vm': write lease held by site a (epoch 1, 15.0 s left); waited 700 ms for its release");
+
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(WAIT);
+    }
+
+    @Test
+    void anOpenThatWaitsGetsALeaseThatExpiresMeanwhileWithoutWaitingItsWholeWait() {
+        controller.openForWrite("vm", "a");
+        clock.advance(TestingController.LEASE_TTL.minusMillis(100));
+        long start = System.nanoTime();
+
+        CompletableFuture<OpenedImage> b = service.openImage("vm", "b", OpenMode.WRITE, 0, Duration.ofSeconds(30));
+        clock.advance(Duration.ofMillis(100));
+
+        assertThat(await(b).lease().holder()).isEqualTo("b");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void waitsAreBounded() {
+        assertRefused(() -> await(service.openImage("vm", "b", OpenMode.WRITE, 0, Duration.ofMinutes(11))), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': an open may wait at most 600 s for the lease, not 660000 ms");
+    }
+}
