@@ -58,6 +58,18 @@ final class SiteOptions {
             description = "How long opening an image waits for another site to close it and release its write lease (default: 10s).")
     Duration openWait;
 
+    @Option(names = "--peer", paramLabel = "SITE=HOST:PORT",
+            description = "Dial this address for that site's peer service instead of the one it registered (a WAN link, a NAT); repeatable.")
+    Map<String, String> peers;
+
+    @Option(names = "--fetch-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long a read waits for blocks from other sites before it fails with EIO (default: 10s).")
+    Duration fetchTimeout;
+
+    @Option(names = "--peer-connections", paramLabel = "N",
+            description = "TCP connections to each other site; one carries at most its window per round trip (default: 4).")
+    Integer peerConnections;
+
     SiteConfig load(Path defaultDataDir) {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("dataDir", dataDir);
@@ -73,6 +85,9 @@ final class SiteOptions {
         overrides.put("checkpointInterval", checkpointInterval);
         overrides.put("checkpointBlocks", checkpointBlocks);
         overrides.put("openWait", openWait);
+        overrides.put("peers", peers);
+        overrides.put("fetchTimeout", fetchTimeout);
+        overrides.put("peerConnections", peerConnections);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

@@ -33,6 +33,9 @@ public record Replication(
     public static final double DEFAULT_S = 1;
     public static final int DEFAULT_SYNC_COPIES = 1;
 
+    /** An image of a site without a controller: there is nowhere to replicate to. */
+    public static final Replication LOCAL = new Replication(Mode.ON_DEMAND, DEFAULT_K, DEFAULT_S, "", 0, 0, 0, Map.of());
+
     /** What an image has when nothing was chosen: proactive, with no table (so no pushes yet). */
     public static Replication defaults(String home) {
         return new Replication(Mode.PROACTIVE, DEFAULT_K, DEFAULT_S, home, DEFAULT_SYNC_COPIES, 0, 0, Map.of());

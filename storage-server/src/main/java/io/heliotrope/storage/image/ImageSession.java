@@ -2,6 +2,7 @@ package io.heliotrope.storage.image;
 
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.Replication;
 
 import java.util.SortedMap;
 
@@ -17,6 +18,11 @@ public interface ImageSession {
     long NO_EPOCH = 0;
 
     ImageInfo info();
+
+    /** How the image is replicated, as its catalog said when it opened here; a standalone site replicates nothing. */
+    default Replication replication() {
+        return Replication.LOCAL;
+    }
 
     /**
      * The epoch of this session's new versions ({@link io.heliotrope.version.Version}), or

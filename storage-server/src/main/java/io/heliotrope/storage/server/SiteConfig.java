@@ -4,6 +4,7 @@ import io.heliotrope.nbd.server.NbdServerConfig;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import static java.util.Objects.requireNonNullElse;
 
@@ -13,6 +14,12 @@ import static java.util.Objects.requireNonNullElse;
  * With {@code controller} (host:port) the site joins that controller as {@code site};
  * without, it runs standalone and owns its catalog. {@code openWait} bounds how long an
  * open waits for another site to release the image's write lease (default 10 s).
+ * {@code peers} gives, per site name, the host:port this site dials for that site's peer
+ * service instead of the address the site registered (a WAN emulator's link, a NAT);
+ * {@code fetchTimeout} bounds how long a read waits for blocks from other sites before it
+ * fails (default 10 s), and {@code peerConnections} is how many connections carry the
+ * traffic to each site (default 4: one TCP connection over a WAN carries at most its
+ * window per round trip, 6 MiB / 75 ms = 84 MB/s, less than a 1 Gbit/s link).
  */
 public record SiteConfig(
         String site,
@@ -28,7 +35,10 @@ public record SiteConfig(
         String controller,
         Duration checkpointInterval,
         Long checkpointBlocks,
-        Duration openWait) {
+        Duration openWait,
+        Map<String, String> peers,
+        Duration fetchTimeout,
+        Integer peerConnections) {
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
     public static final int DEFAULT_METRICS_PORT = 9410;
@@ -49,6 +59,12 @@ public record SiteConfig(
         return bind.equals("0.0.0.0") ? "127.0.0.1" : bind;
     }
 
+    /** This configuration for another site of the same machine: its own name, data, ports, controller address and peer addresses. */
+    public SiteConfig forSite(String name, Path data, int nbd, int grpc, int metrics, String controllerAddress, Map<String, String> peerAddresses) {
+        return new SiteConfig(name, data, store, bind, nbd, grpc, metrics, ioThreads, nbdPoll, blockCacheBytes, controllerAddress, checkpointInterval,
+                checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections);
+    }
+
     public enum StoreKind {
         ROCKSDB,
         MEMORY
@@ -66,6 +82,12 @@ public record SiteConfig(
         checkpointInterval = requireNonNullElse(checkpointInterval, Duration.ofSeconds(5));
         checkpointBlocks = requireNonNullElse(checkpointBlocks, 65_536L);
         openWait = requireNonNullElse(openWait, Duration.ofSeconds(10));
+        peers = Map.copyOf(requireNonNullElse(peers, Map.of()));
+        fetchTimeout = requireNonNullElse(fetchTimeout, Duration.ofSeconds(10));
+        peerConnections = requireNonNullElse(peerConnections, 4);
+        if (fetchTimeout.isNegative() || fetchTimeout.isZero() || peerConnections < 1) {
+            throw new IllegalArgumentException("fetchTimeout and peerConnections must be positive");
+        }
         if (nbdPoll.isNegative() || nbdPoll.compareTo(NbdServerConfig.MAX_POLL) > 0) {
             throw new IllegalArgumentException("nbdPoll must be between 0s and " + NbdServerConfig.MAX_POLL.toSeconds() + "s: " + nbdPoll);
         }

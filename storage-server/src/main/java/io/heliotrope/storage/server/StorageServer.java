@@ -10,6 +10,21 @@ import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
 import io.heliotrope.storage.BlockStore;
+import io.heliotrope.storage.BlockStore.CopyRule;
+import io.heliotrope.storage.image.mode.ModeReplicators;
+import io.heliotrope.storage.peer.PeerFetcher;
+import io.heliotrope.storage.peer.PeerMetrics;
+import io.heliotrope.storage.peer.PeerService;
+import io.heliotrope.storage.peer.Peers;
+import io.heliotrope.storage.peer.RegisteredSites;
+import io.heliotrope.storage.peer.RttProber;
+import io.heliotrope.storage.peer.grpc.GrpcPeers;
+import io.heliotrope.storage.peer.grpc.GrpcPeersConfig;
+import io.heliotrope.storage.peer.grpc.PeerGrpcService;
+import io.heliotrope.storage.propagation.PropagationConfig;
+import io.heliotrope.storage.propagation.PropagationManager;
+import io.heliotrope.storage.propagation.PropagationMetrics;
+import io.heliotrope.storage.view.Controller.SiteAddress;
 import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
@@ -33,13 +48,19 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * A site: block store, NBD server, gRPC admin service and metrics endpoint. The
@@ -81,14 +102,16 @@ public final class StorageServer implements AutoCloseable {
             sessionCalls.setContinueExistingPeriodicTasksAfterShutdownPolicy(true);
             ImageSessions sessions = new LocalSessions(store);
             ControllerSessions controlled = null;
+            Controller controller = null;
             if (config.controller() != null) {
-                Controller controller = new GrpcController(config.site(), config.controller(), config.openWait());
+                controller = new GrpcController(config.site(), config.controller(), config.openWait());
                 components.push(controller);
                 controlled = new ControllerSessions(config.site(), store, view, controller, sessionCalls, config.checkpointInterval(), config.checkpointBlocks());
                 sessions = controlled;
                 StorageMetrics.bindOrphans(registry, controlled);
             }
             components.push(() -> BoundedExecutors.shutdown(sessionCalls, SHUTDOWN_PATIENCE));
+            Replicas replicas = controlled == null ? null : replicas(registry, store, view, controlled);
 
             int storeThreads = config.storeThreads();
             Executor storeCalls = Runnable::run;
@@ -100,8 +123,8 @@ public final class StorageServer implements AutoCloseable {
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
             ExecutorService flushes = BoundedExecutors.fixed("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             components.push(() -> BoundedExecutors.shutdown(flushes, SHUTDOWN_PATIENCE));
-            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, storeCalls, storeThreads == 0, flushes,
-                    ByteBufAllocator.DEFAULT);
+            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
+                    replicas == null ? ReplicatorFactory.NONE : replicas.modes(), storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
             ImageExports exports = new ImageExports(sessions, devices, sessionCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry));
@@ -111,15 +134,17 @@ public final class StorageServer implements AutoCloseable {
             components.push(() -> BoundedExecutors.shutdown(adminCalls, SHUTDOWN_PATIENCE));
             ExecutorService grpcCalls = BoundedExecutors.fixed("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             components.push(() -> BoundedExecutors.shutdown(grpcCalls, SHUTDOWN_PATIENCE));
-            grpc = GrpcServers.start(new InetSocketAddress(config.bind(), config.grpcPort()), grpcCalls,
-                    new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller())));
+            ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()));
+            InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
+            grpc = replicas == null ? GrpcServers.start(grpcAddress, grpcCalls, images)
+                    : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service());
             components.push(() -> GrpcServers.shutdown(grpc));
 
             metrics = new MetricsHttpServer(new InetSocketAddress(config.bind(), config.metricsPort()), registry);
             components.push(metrics);
 
             if (controlled != null) {
-                join(controlled, config);
+                join(controlled, controller, replicas, sessionCalls);
             }
         } catch (IOException | RuntimeException e) {
             close();
@@ -130,12 +155,55 @@ public final class StorageServer implements AutoCloseable {
                 config.site(), nbd.localAddress(), config.bind(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
     }
 
-    /** Registers with the controller, flushes what an earlier run left, then keeps the catalog fresh. */
-    private void join(ControllerSessions sessions, SiteConfig config) {
+    /**
+     * The parts that replicate blocks between sites: the peer service and its clients, the
+     * fetcher, the propagation manager and the replication modes. Pushes land only in
+     * images that are not open for write here.
+     */
+    private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, ControllerSessions sessions) {
+        RegisteredSites sites = new RegisteredSites(config.site(), config.peers());
+        PeerMetrics peerMetrics = new PeerMetrics(registry);
+        ExecutorService peerStore = BoundedExecutors.fixed("site-peer", PEER_THREADS, QUEUED_CALLS);
+        components.push(() -> BoundedExecutors.shutdown(peerStore, SHUTDOWN_PATIENCE));
+        GrpcPeers peers = new GrpcPeers(config.site(), sites, peerMetrics, new GrpcPeersConfig(config.peerConnections(), config.fetchTimeout()));
+        components.push(peers);
+        ScheduledThreadPoolExecutor pushSteps = BoundedExecutors.scheduled("site-push", 1, QUEUED_PER_IMAGE);
+        components.push(() -> BoundedExecutors.shutdown(pushSteps, SHUTDOWN_PATIENCE));
+        ExecutorService pushReads = BoundedExecutors.fixed("site-push-read", PUSH_READ_THREADS, QUEUED_PER_IMAGE);
+        components.push(() -> BoundedExecutors.shutdown(pushReads, SHUTDOWN_PATIENCE));
+        PropagationManager propagation = new PropagationManager(config.site(), store, peers, pushSteps, pushReads, Clock.systemUTC(), new SplittableRandom(),
+                PropagationConfig.DEFAULT, new PropagationMetrics(registry));
+        components.push(propagation);
+        PeerService service = new PeerService(store, image -> sessions.isOpen(image.name()) ? (copy, local) -> false : CopyRule.NEWER, peerStore);
+        return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()),
+                new ModeReplicators(config.site(), propagation, peers, sites, view), new PeerGrpcService(service, sites, peerMetrics));
+    }
+
+    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, PeerGrpcService service) {}
+
+    /**
+     * Registers with the controller, flushes what an earlier run left, then keeps the
+     * catalog and the other sites' addresses fresh, and measures the round trips to them.
+     */
+    private void join(ControllerSessions sessions, Controller controller, Replicas replicas, ScheduledExecutorService scheduler) {
         log.info("site {}: joining controller {}", config.site(), config.controller());
         sessions.register(config.bind() + ":" + grpc.getPort(), config.bind() + ":" + nbd.localAddress().getPort());
         sessions.recover();
         components.push(sessions.startRefreshing(CATALOG_REFRESH)::run);
+        Runnable listSites = () -> {
+            try {
+                replicas.sites().update(controller.sites().stream().collect(Collectors.toMap(SiteAddress::name, SiteAddress::grpcAddress)));
+            } catch (HeliotropeException e) {
+                log.warn("site {}: cannot list the other sites: {}", config.site(), e.getMessage());
+            }
+        };
+        listSites.run();
+        ScheduledFuture<?> siteRefresh = scheduler.scheduleWithFixedDelay(listSites, CATALOG_REFRESH.toMillis(), CATALOG_REFRESH.toMillis(),
+                TimeUnit.MILLISECONDS);
+        components.push(() -> siteRefresh.cancel(false));
+        RttProber prober = new RttProber(replicas.peers(), replicas.sites(), controller::reportRtt, scheduler, RTT_INTERVAL, RTT_PROBES);
+        prober.start();
+        components.push(prober);
     }
 
     public SiteConfig config() {
@@ -166,6 +234,12 @@ public final class StorageServer implements AutoCloseable {
     }
 
     private static final Duration CATALOG_REFRESH = Duration.ofSeconds(2);
+    private static final Duration RTT_INTERVAL = Duration.ofSeconds(10);
+    /** Pings per peer each round; the median is what the matrix keeps. */
+    private static final int RTT_PROBES = 5;
+    /** Fetched copies and pushed ones are stored on these, beside the NBD path. */
+    private static final int PEER_THREADS = 4;
+    private static final int PUSH_READ_THREADS = 2;
     /** Opens and closes of some images wait on the controller; renewals of the others must not queue behind them. */
     private static final int SESSION_THREADS = 8;
     private static final int ADMIN_THREADS = 2;

@@ -6,6 +6,7 @@ import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.version.Version;
@@ -215,20 +216,32 @@ public final class ControllerSessions implements ImageSessions {
         }
         active.add(name);
         log.info("{}: write lease at site {} (epoch {}, metaSeq {}, {} stale blocks)", name, site, opened.epoch(), opened.metaSeq(), session.staleCount());
-        return new ActiveSession(session);
+        return new ActiveSession(session, opened.replication());
+    }
+
+    /** Whether the image is open for write here: copies from other sites must not land in it. */
+    public boolean isOpen(String name) {
+        return active.contains(name);
     }
 
     /** A session that leaves the active set once closed. */
     private final class ActiveSession implements ImageSession {
         private final ControllerSession session;
+        private final Replication replication;
 
-        ActiveSession(ControllerSession session) {
+        ActiveSession(ControllerSession session, Replication replication) {
             this.session = session;
+            this.replication = replication;
         }
 
         @Override
         public ImageInfo info() {
             return session.info();
+        }
+
+        @Override
+        public Replication replication() {
+            return replication;
         }
 
         @Override

@@ -1,0 +1,76 @@
+package io.heliotrope.storage.image.mode;
+
+import io.heliotrope.storage.BlockStore.GlobalBlock;
+import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.image.ReplicatorFactory;
+import io.heliotrope.storage.peer.Peers;
+import io.heliotrope.storage.peer.SiteDirectory;
+import io.heliotrope.storage.propagation.PropagationManager;
+import io.heliotrope.storage.propagation.PushGuard;
+import io.heliotrope.storage.view.Replicator;
+import io.heliotrope.storage.view.ViewCache;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Each image's replication mode, as its catalog said when it opened here (DESIGN.md
+ * section 6): {@code proactive} pushes through the propagation manager, {@code on-demand}
+ * only fetches, {@code sync} acknowledges a write once other sites hold it. {@code remote}
+ * is not built yet: such an image is served as {@code on-demand} is.
+ */
+public final class ModeReplicators implements ReplicatorFactory {
+    private static final Logger log = LoggerFactory.getLogger(ModeReplicators.class);
+
+    private final String site;
+    private final PropagationManager propagation;
+    private final Peers peers;
+    private final SiteDirectory sites;
+    private final ViewCache view;
+
+    public ModeReplicators(String site, PropagationManager propagation, Peers peers, SiteDirectory sites, ViewCache view) {
+        this.site = requireNonNull(site, "site is null");
+        this.propagation = requireNonNull(propagation, "propagation is null");
+        this.peers = requireNonNull(peers, "peers is null");
+        this.sites = requireNonNull(sites, "sites is null");
+        this.view = requireNonNull(view, "view is null");
+    }
+
+    @Override
+    public Replicator open(ImageSession session) {
+        ImageInfo image = session.info();
+        Replication replication = session.replication();
+        return switch (replication.mode()) {
+            case PROACTIVE -> new ProactiveReplicator(propagation.open(image, guard(image), replication));
+            case SYNC -> new SyncReplicator(peers, image, preferred(replication), replication.syncCopies());
+            case ON_DEMAND -> Replicator.NONE;
+            case REMOTE -> {
+                log.warn("{}: the remote mode is not built yet; the image is served as on-demand", image.name());
+                yield Replicator.NONE;
+            }
+        };
+    }
+
+    /** A copy whose version is not yet committed stays away from the site that holds the committed one. */
+    private PushGuard guard(ImageInfo image) {
+        return (copy, destination) -> {
+            GlobalBlock committed = view.entry(image.id(), copy.block());
+            return committed == null || committed.version() == copy.version() || !destination.equals(committed.holder());
+        };
+    }
+
+    /** The other sites, those the image's VM most likely moves to from here first. */
+    private List<String> preferred(Replication replication) {
+        Map<String, Double> row = replication.row(site);
+        return sites.others().stream()
+                .sorted(Comparator.comparingDouble((String other) -> -row.getOrDefault(other, 0.0)).thenComparing(Comparator.naturalOrder()))
+                .toList();
+    }
+}
