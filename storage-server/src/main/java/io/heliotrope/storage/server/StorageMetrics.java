@@ -3,6 +3,8 @@ package io.heliotrope.storage.server;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.StoreStats;
 import io.heliotrope.storage.view.ControllerSessions;
+import io.heliotrope.storage.view.ReadCounter;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -27,6 +29,18 @@ final class StorageMetrics {
         Gauge.builder("heliotrope.view.orphaned.blocks", sessions, ControllerSessions::orphanedBlocks)
                 .description("Blocks written here whose lease was fenced before they reached the controller")
                 .register(registry);
+    }
+
+    /** Blocks read, by where they came from: {@code here} over all is the site's local hit ratio. */
+    static ReadCounter reads(MeterRegistry registry) {
+        Counter here = Counter.builder("heliotrope.view.read.blocks").tag("source", "here")
+                .description("Blocks read that were current at this site (or read as zeros)").register(registry);
+        Counter fetched = Counter.builder("heliotrope.view.read.blocks").tag("source", "fetched")
+                .description("Blocks read that had to be fetched from another site first").register(registry);
+        return (hereBlocks, fetchedBlocks) -> {
+            here.increment(hereBlocks);
+            fetched.increment(fetchedBlocks);
+        };
     }
 
     private static void stat(MeterRegistry registry, BlockStore store, String name, ToLongFunction<StoreStats> stat) {

@@ -124,7 +124,8 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService flushes = BoundedExecutors.fixed("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             components.push(() -> BoundedExecutors.shutdown(flushes, SHUTDOWN_PATIENCE));
             DefaultDeviceFactory devices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
-                    replicas == null ? ReplicatorFactory.NONE : replicas.modes(), storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
+                    replicas == null ? ReplicatorFactory.NONE : replicas.modes(), StorageMetrics.reads(registry), storeCalls, storeThreads == 0, flushes,
+                    ByteBufAllocator.DEFAULT);
             ImageExports exports = new ImageExports(sessions, devices, sessionCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry));

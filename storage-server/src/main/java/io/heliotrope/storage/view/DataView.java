@@ -41,6 +41,7 @@ public final class DataView implements AutoCloseable {
     private final BlockStore store;
     private final BlockFetcher fetcher;
     private final Replicator replicator;
+    private final ReadCounter reads;
     private final Executor storeCalls;
     private final long imageId;
     /** Where each recent sequential stream of reads ended, and how far blocks were fetched ahead of it. */
@@ -51,14 +52,17 @@ public final class DataView implements AutoCloseable {
     /**
      * @param dirty whether the session's writes join the dirty set
      * @param replicator what the image's replication mode does with its reads and writes
+     * @param reads counts where read blocks came from
      * @param storeCalls where what waited for a fetch runs its store calls
      */
-    public DataView(ImageSession session, Dirty dirty, BlockStore store, BlockFetcher fetcher, Replicator replicator, Executor storeCalls) {
+    public DataView(ImageSession session, Dirty dirty, BlockStore store, BlockFetcher fetcher, Replicator replicator, ReadCounter reads,
+            Executor storeCalls) {
         this.session = requireNonNull(session, "session is null");
         this.dirty = requireNonNull(dirty, "dirty is null");
         this.store = requireNonNull(store, "store is null");
         this.fetcher = requireNonNull(fetcher, "fetcher is null");
         this.replicator = requireNonNull(replicator, "replicator is null");
+        this.reads = requireNonNull(reads, "reads is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.imageId = session.info().id();
         Arrays.fill(streamEnds, -1);
@@ -76,7 +80,9 @@ public final class DataView implements AutoCloseable {
             replicator.read(first, count);
             readAhead(first, count);
             stale = session.stale(first, count);
-            if (!needsFetch(stale)) {
+            long missing = missing(stale);
+            reads.read(count - missing, missing);
+            if (missing == 0) {
                 readCurrent(first, count, destination, stale);
                 return CompletableFuture.completedFuture(null);
             }
@@ -134,13 +140,13 @@ public final class DataView implements AutoCloseable {
         }
     }
 
-    private static boolean needsFetch(SortedMap<Long, GlobalBlock> stale) {
+    /** How many of the stale blocks must be fetched: all but zero markers. */
+    private static long missing(SortedMap<Long, GlobalBlock> stale) {
+        long missing = 0;
         for (GlobalBlock entry : stale.values()) {
-            if (!entry.zero()) {
-                return true;
-            }
+            missing += entry.zero() ? 0 : 1;
         }
-        return false;
+        return missing;
     }
 
     /**

@@ -4,6 +4,7 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -57,7 +58,7 @@ class TestImageDevice {
     }
 
     private ImageExports exports(Executor storeCalls, boolean inlineCalls) {
-        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, storeCalls, inlineCalls, storeCalls, PooledByteBufAllocator.DEFAULT);
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, storeCalls, inlineCalls, storeCalls, PooledByteBufAllocator.DEFAULT);
         return new ImageExports(new LocalSessions(store), devices, executor);
     }
 

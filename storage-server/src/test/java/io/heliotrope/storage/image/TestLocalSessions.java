@@ -7,6 +7,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;
@@ -61,7 +62,7 @@ class TestLocalSessions {
         memory.write(info.id(), 0, filled(7), Version.compose(earlier, 1), Dirty.SKIP, false);
 
         ImageSession session = new LocalSessions(store, () -> now).open("disk");
-        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         BlockDevice device = devices.device(new OpenImage(session, devices.view(session, Dirty.SKIP), Runnable::run), session::close);
 
         assertThat(session.epoch()).isEqualTo(ImageSession.NO_EPOCH);

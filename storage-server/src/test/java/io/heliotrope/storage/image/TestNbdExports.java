@@ -6,6 +6,7 @@ import io.heliotrope.nbd.NbdException;
 import io.heliotrope.nbd.protocol.NbdError;
 import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import org.junit.jupiter.api.Test;
@@ -71,7 +72,7 @@ class TestNbdExports {
 
     private static NbdExports exports() {
         MemoryBlockStore store = new MemoryBlockStore();
-        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         return new NbdExports(new ImageExports(new LocalSessions(store), devices, Runnable::run));
     }
 }

@@ -4,6 +4,7 @@ import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.ControllerSessions;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.TestingController;
@@ -30,7 +31,7 @@ class TestOpenImage {
     /** Where sessions take their next epoch: run by the test, when it wants the epoch to arrive. */
     private final Queue<Runnable> sessionTasks = new ArrayDeque<>();
     private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
-    private final DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+    private final DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
 
     @AfterEach
     void close() {

@@ -141,7 +141,7 @@ class TestDataView {
 
     @Test
     void aPartialWriteOverABlockNotCurrentHereMergesIntoItsFetchedCopy() {
-        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         BlockDevice device = new ImageExports(siteB, devices, Runnable::run).open("disk").join();
         try {
             CompletableFuture<Void> write = device.write(2 * BLOCK_SIZE + 100, Unpooled.wrappedBuffer(new byte[10]), false);
@@ -161,7 +161,7 @@ class TestDataView {
 
     @Test
     void theLocalityContextShowsWhatIsCurrentHereWhatMustBeFetchedAndWhatReadsAsZeros() {
-        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, ReplicatorFactory.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         BlockDevice device = new ImageExports(siteB, devices, Runnable::run).open("disk").join();
         try {
             assertThat(new Locality().blockStatus(device, 0, 8 * BLOCK_SIZE).join()).containsExactly(
@@ -191,7 +191,7 @@ class TestDataView {
     }
 
     private DataView view(ImageSession session, BlockStore store) {
-        return new DataView(session, Dirty.RECORD, store, fetcher, Replicator.NONE, Runnable::run);
+        return new DataView(session, Dirty.RECORD, store, fetcher, Replicator.NONE, ReadCounter.NONE, Runnable::run);
     }
 
     private ControllerSessions sessions(String site, MemoryBlockStore store) {

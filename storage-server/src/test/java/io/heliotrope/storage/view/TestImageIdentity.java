@@ -127,7 +127,7 @@ class TestImageIdentity {
     }
 
     private ImageExports exports() {
-        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, Runnable::run, true, Runnable::run,
+        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run,
                 UnpooledByteBufAllocator.DEFAULT), Runnable::run);
     }
 
