@@ -18,7 +18,7 @@ import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * One {@code helio serve} site in a child JVM, on ephemeral ports and its own data
+ * One {@code helio serve} site in a child JVM, on ephemeral ports (unless its options give one) and its own data
  * directory. {@link #kill9()} crashes it; {@link #restart()} brings it back on the same
  * data (the ports change). Closing stops it with SIGTERM, fails if it did not stop in
  * time or Netty reported a leak, and removes its directory (data, and the JVM's temp
@@ -171,8 +171,12 @@ final class TestingSite implements AutoCloseable {
     private List<String> command() {
         List<String> jvmOptions = new ArrayList<>(JVM_OPTIONS);
         jvmOptions.add("-Djava.io.tmpdir=" + root.resolve("tmp"));
-        List<String> args = new ArrayList<>(List.of("serve", "--data-dir", dataDir.toString(),
-                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0"));
+        List<String> args = new ArrayList<>(List.of("serve", "--data-dir", dataDir.toString()));
+        for (String port : List.of("--nbd-port", "--grpc-port", "--metrics-port")) {
+            if (!serveOptions.contains(port)) {
+                args.addAll(List.of(port, "0"));
+            }
+        }
         args.addAll(serveOptions);
         return Tools.helioCommand(jvmOptions, args.toArray(String[]::new));
     }
