@@ -80,6 +80,11 @@ final class ChildProcess implements AutoCloseable {
         return process.pid();
     }
 
+    /** The exit code of a process that has ended. */
+    int exitCode() {
+        return process.exitValue();
+    }
+
     boolean isAlive() {
         return process.isAlive();
     }

@@ -9,7 +9,6 @@ import java.util.List;
 import static io.heliotrope.it.SiteCloseToOpenIT.blocksAt;
 import static io.heliotrope.it.Tools.helio;
 import static io.heliotrope.it.Tools.ok;
-import static io.heliotrope.it.Tools.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A site that was fenced while it was down: its unflushed blocks are orphaned, never served. */
@@ -43,8 +42,8 @@ class SiteFencingIT {
             assertThat(blocksAt(controller.status("fenced"), "site-a")).isZero();
 
             ok("qemu-io", "-f", "raw", "-c", "read -P 0 4k 60k", a.nbdUri("fenced"));
-            Tools.Result held = run("qemu-io", "-f", "raw", "-c", "read -P 0x22 0 4k", a.nbdUri("fenced"));
-            assertThat(held.stdout() + held.stderr()).as(held.toString()).contains("Input/output error");
+            // Block 0's committed version is site-b's: site-a fetches it rather than serve its orphan.
+            ok("qemu-io", "-f", "raw", "-c", "read -P 0x22 0 4k", a.nbdUri("fenced"));
         }
     }
 }

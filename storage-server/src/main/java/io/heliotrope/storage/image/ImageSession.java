@@ -32,6 +32,16 @@ public interface ImageSession {
     long epoch();
 
     /**
+     * The epoch this site's holding of the image began at ({@link #epoch()} or earlier): a
+     * local copy of that epoch or later is this session's own write, never replaced by a
+     * copy from elsewhere. Every other local copy is older than any version this session
+     * writes, even one from an epoch that was fenced.
+     */
+    default long holdingEpoch() {
+        return epoch();
+    }
+
+    /**
      * Moves the session to an epoch larger than every one before it, for the versions it
      * writes from now on, without ending it: the version counter nears its limit under the
      * current epoch. Blocks (it may ask the controller); returns the new epoch.

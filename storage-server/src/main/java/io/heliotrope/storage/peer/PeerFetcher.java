@@ -35,8 +35,8 @@ import static java.util.Objects.requireNonNull;
  * gives within the timeout fails with {@code PEER_UNAVAILABLE} (EIO to the client), and
  * other images and blocks are not held up by it.
  *
- * <p>A fetched copy is stored only over an older local one, in the same atomic step as
- * the check ({@link CopyRule#NEWER}): it never replaces a write made here meanwhile.
+ * <p>A fetched copy is stored only where the caller's rule lets it replace the local copy,
+ * checked in the same atomic step as the store: it never replaces a write made here meanwhile.
  */
 public final class PeerFetcher implements BlockFetcher {
     private static final Logger log = LoggerFactory.getLogger(PeerFetcher.class);
@@ -63,7 +63,7 @@ public final class PeerFetcher implements BlockFetcher {
     }
 
     @Override
-    public List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks) {
+    public List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace) {
         List<CompletableFuture<Void>> futures = new ArrayList<>(blocks.size());
         Map<String, List<Pending>> byHolder = new LinkedHashMap<>();
         for (GlobalBlock block : blocks) {
@@ -78,7 +78,7 @@ public final class PeerFetcher implements BlockFetcher {
                         .add(new Pending(block.block(), block.version(), created, remainingSites(block.holder())));
             }
         }
-        byHolder.forEach((holder, pendings) -> request(new Route(holder, image), pendings));
+        byHolder.forEach((holder, pendings) -> request(new Route(holder, image, replace), pendings));
         return futures;
     }
 
@@ -128,7 +128,7 @@ public final class PeerFetcher implements BlockFetcher {
             }
         }
         try {
-            store.storeCopies(route.image().id(), arrived, CopyRule.NEWER, false);
+            store.storeCopies(route.image().id(), arrived, route.replace(), false);
         } catch (RuntimeException e) {
             pendings.forEach(p -> p.future().completeExceptionally(e));
             return;
@@ -158,7 +158,7 @@ public final class PeerFetcher implements BlockFetcher {
                         .add(new Pending(pending.block(), pending.version(), pending.future(), remaining.subList(1, remaining.size())));
             }
         }
-        bySite.forEach((site, next) -> request(new Route(site, route.image()), next));
+        bySite.forEach((site, next) -> request(new Route(site, route.image(), route.replace()), next));
     }
 
     private static HeliotropeException asHeliotrope(Throwable failure) {
@@ -169,7 +169,7 @@ public final class PeerFetcher implements BlockFetcher {
 
     private record Key(long imageId, long block, long version) {}
 
-    private record Route(String site, ImageInfo image) {}
+    private record Route(String site, ImageInfo image, CopyRule replace) {}
 
     private record Pending(long block, long version, CompletableFuture<Void> future, List<String> remaining) {}
 }

@@ -164,9 +164,10 @@ public final class StorageServer implements AutoCloseable {
     private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, ControllerSessions sessions) {
         RegisteredSites sites = new RegisteredSites(config.site(), config.peers());
         PeerMetrics peerMetrics = new PeerMetrics(registry);
+        // Each call to a peer gets half the fetch timeout: a holder that does not answer leaves time to ask another site.
         ExecutorService peerStore = BoundedExecutors.fixed("site-peer", PEER_THREADS, QUEUED_CALLS);
         components.push(() -> BoundedExecutors.shutdown(peerStore, SHUTDOWN_PATIENCE));
-        GrpcPeers peers = new GrpcPeers(config.site(), sites, peerMetrics, new GrpcPeersConfig(config.peerConnections(), config.fetchTimeout()));
+        GrpcPeers peers = new GrpcPeers(config.site(), sites, peerMetrics, new GrpcPeersConfig(config.peerConnections(), config.fetchTimeout().dividedBy(2)));
         components.push(peers);
         ScheduledThreadPoolExecutor pushSteps = BoundedExecutors.scheduled("site-push", 1, QUEUED_PER_IMAGE);
         components.push(() -> BoundedExecutors.shutdown(pushSteps, SHUTDOWN_PATIENCE));

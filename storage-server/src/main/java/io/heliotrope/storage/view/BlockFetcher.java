@@ -1,5 +1,6 @@
 package io.heliotrope.storage.view;
 
+import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 
@@ -13,8 +14,9 @@ import java.util.concurrent.CompletableFuture;
 public interface BlockFetcher {
     /**
      * Brings these committed versions here: one future per block, in order, each completing
-     * once this site's store holds the block at that version (or a newer local write), or
-     * failing with our error. Must not block the caller.
+     * once this site's store holds the block at that version, or keeps a local copy that
+     * {@code replace} refuses to replace (a write made here meanwhile), or failing with our
+     * error. Must not block the caller.
      */
-    List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks);
+    List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace);
 }

@@ -111,6 +111,11 @@ final class ControllerSession implements ImageSession {
     }
 
     @Override
+    public long holdingEpoch() {
+        return grantEpoch;
+    }
+
+    @Override
     public long epoch() {
         return epoch;
     }

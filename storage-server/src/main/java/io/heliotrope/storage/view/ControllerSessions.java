@@ -1,5 +1,6 @@
 package io.heliotrope.storage.view;
 
+import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockVersion;
@@ -205,8 +206,10 @@ public final class ControllerSessions implements ImageSessions {
                 grantedAt = System.nanoTime();
                 opened = controller.open(name, 0);
             }
-            info = local == null ? store.createImage(name, opened.sizeBytes(), opened.identity())
-                    : local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
+            if (local == null) {
+                local = createCopy(name, opened.identity(), opened.sizeBytes());
+            }
+            info = local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
             session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, view, controller, this::orphan, scheduler);
             view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
             session.activate(checkpointInterval, checkpointBlocks);
@@ -250,6 +253,11 @@ public final class ControllerSessions implements ImageSessions {
         }
 
         @Override
+        public long holdingEpoch() {
+            return session.holdingEpoch();
+        }
+
+        @Override
         public long nextEpoch() {
             return session.nextEpoch();
         }
@@ -285,6 +293,19 @@ public final class ControllerSessions implements ImageSessions {
                 }
                 return null;
             });
+        }
+    }
+
+    /** This site's copy of the image, made now; a peer's push may have made it meanwhile (then it must be a copy of the same image). */
+    private ImageInfo createCopy(String name, UUID identity, long sizeBytes) {
+        try {
+            return store.createImage(name, sizeBytes, identity);
+        } catch (HeliotropeException e) {
+            ImageInfo made = e.code() == ErrorCode.IMAGE_EXISTS ? localCopy(name) : null;
+            if (made == null || !made.isCopyOf(identity)) {
+                throw e;
+            }
+            return made;
         }
     }
 

@@ -3,9 +3,11 @@ package io.heliotrope.storage.view;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockRun;
 import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.version.Version;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -44,6 +46,12 @@ public final class DataView implements AutoCloseable {
     private final ReadCounter reads;
     private final Executor storeCalls;
     private final long imageId;
+    /**
+     * A fetched committed version replaces any local copy but this session's own writes:
+     * an older copy, and one from a fenced epoch too, whose version may be larger than the
+     * committed one (Version: epochs only grow, so this session's writes are the newest).
+     */
+    private final CopyRule replaceable;
     /** Where each recent sequential stream of reads ended, and how far blocks were fetched ahead of it. */
     private final long[] streamEnds = new long[STREAMS];
     private final long[] streamAhead = new long[STREAMS];
@@ -65,6 +73,8 @@ public final class DataView implements AutoCloseable {
         this.reads = requireNonNull(reads, "reads is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.imageId = session.info().id();
+        long own = session.holdingEpoch();
+        this.replaceable = (copy, local) -> local != copy.version() && Version.epochOf(local) < own;
         Arrays.fill(streamEnds, -1);
     }
 
@@ -132,7 +142,7 @@ public final class DataView implements AutoCloseable {
         if (missing.isEmpty()) {
             return;
         }
-        List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing);
+        List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing, replaceable);
         for (int i = 0; i < missing.size(); i++) {
             GlobalBlock entry = missing.get(i);
             // A block that fails to arrive now is fetched again when it is read, and its read reports the failure.
@@ -161,7 +171,7 @@ public final class DataView implements AutoCloseable {
             session.checkCurrent();
             List<GlobalBlock> missing = session.stale(first, count).values().stream().filter(entry -> !entry.zero()).toList();
             if (!missing.isEmpty()) {
-                List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing);
+                List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing, replaceable);
                 for (int i = 0; i < missing.size(); i++) {
                     GlobalBlock entry = missing.get(i);
                     fetches.add(arrivals.get(i).thenRun(() -> session.fetched(entry)));

@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
@@ -75,7 +76,7 @@ class TestPeerFetcher {
             peers.holds(holder, block, 7, (byte) block);
             wanted.add(new GlobalBlock(block, 7, holder));
         }
-        List<CompletableFuture<Void>> fetches = fetcher(Duration.ofSeconds(10)).fetch(image, wanted);
+        List<CompletableFuture<Void>> fetches = fetcher(Duration.ofSeconds(10)).fetch(image, wanted, CopyRule.NEWER);
         peers.release();
         fetches.forEach(CompletableFuture::join);
 
@@ -139,7 +140,7 @@ class TestPeerFetcher {
     }
 
     private CompletableFuture<Void> fetch(PeerFetcher fetcher, long block, long version, String holder) {
-        return fetcher.fetch(image, List.of(new GlobalBlock(block, version, holder))).get(0);
+        return fetcher.fetch(image, List.of(new GlobalBlock(block, version, holder)), CopyRule.NEWER).get(0);
     }
 
     private PeerFetcher fetcher(Duration timeout) {

@@ -115,6 +115,21 @@ class TestDataView {
     }
 
     @Test
+    void aFetchedCommittedCopyReplacesAnyLocalCopyButThisSessionsOwnWrites() {
+        ImageSession session = siteB.open("disk");
+        view(session, storeB).read(2, 1, ByteBuffer.allocate(BLOCK_SIZE));
+        Fetch fetch = fetcher.fetches().get(0);
+        BlockStore.Copy committed = new BlockStore.Copy(2, versionAtA, null);
+
+        long fenced = Version.compose(session.holdingEpoch() - 1, 99);
+        assertThat(fenced).as("a fenced epoch's version can be larger than the committed one").isGreaterThan(versionAtA);
+        assertThat(fetch.replace().accepts(committed, fenced)).isTrue();
+        assertThat(fetch.replace().accepts(committed, Version.compose(1, 1))).isTrue();
+        assertThat(fetch.replace().accepts(committed, Version.compose(session.holdingEpoch(), 1))).as("this session's write").isFalse();
+        assertThat(fetch.replace().accepts(committed, versionAtA)).as("already here").isFalse();
+    }
+
+    @Test
     void aFailedFetchFailsTheReadWithItsError() {
         DataView view = view(siteB.open("disk"), storeB);
         CompletableFuture<Void> read = view.read(1, 1, ByteBuffer.allocate(BLOCK_SIZE));

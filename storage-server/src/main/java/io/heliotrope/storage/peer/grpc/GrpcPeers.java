@@ -153,7 +153,11 @@ public final class GrpcPeers implements Peers {
         return Deadline.after(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Calls wait for their connection until the deadline rather than fail at once while it
+     * is down: a peer that restarts is reached as soon as it listens again.
+     */
     private static PeerServiceStub stub(ManagedChannel channel, Deadline deadline) {
-        return PeerServiceGrpc.newStub(channel).withDeadline(deadline);
+        return PeerServiceGrpc.newStub(channel).withDeadline(deadline).withWaitForReady();
     }
 }

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.peer.grpc;
 
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.heliotrope.error.ErrorCode;
@@ -46,9 +47,16 @@ final class SiteChannels implements AutoCloseable {
                 .orElseThrow(() -> new HeliotropeException(ErrorCode.SITE_NOT_FOUND, "site " + site + " is not in the site registry"));
         Site channels = at(site, address);
         int first = channels.next.getAndAdd(count);
-        return IntStream.range(first, first + count)
+        List<ManagedChannel> taken = IntStream.range(first, first + count)
                 .mapToObj(i -> channels.channels.get(Math.floorMod(i, connections)))
                 .toList();
+        for (ManagedChannel channel : taken) {
+            if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+                // A peer that was down may be back: try it now, not after a backoff of up to two minutes.
+                channel.resetConnectBackoff();
+            }
+        }
+        return taken;
     }
 
     private synchronized Site at(String site, String address) {
