@@ -82,6 +82,18 @@ final class ImageDevice implements BlockDevice {
         return true;
     }
 
+    @Override
+    public boolean canCache() {
+        return true;
+    }
+
+    /** Fetches every block of the range that is current only at another site, so that later reads are served here. */
+    @Override
+    public CompletableFuture<Void> cache(long offset, long length) {
+        long first = offset / BLOCK_SIZE;
+        return compose(() -> view.whenCurrent(first, blocksCovering(offset, length), () -> CompletableFuture.completedFuture(null)));
+    }
+
     /** Completes when the view has read every block, fetched or not. */
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {

@@ -175,6 +175,25 @@ class TestDataView {
     }
 
     @Test
+    void cacheBringsTheBlocksHeldElsewhereHere() {
+        DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true,
+                Runnable::run, UnpooledByteBufAllocator.DEFAULT);
+        BlockDevice device = new ImageExports(siteB, devices, Runnable::run).open("disk").join();
+        try {
+            assertThat(device.canCache()).isTrue();
+            CompletableFuture<Void> cached = device.cache(0, 8 * BLOCK_SIZE);
+            assertThat(fetcher.fetches()).extracting(Fetch::block).containsExactly(1L, 2L, 3L);
+            assertThat(cached).isNotDone();
+            fetcher.fetches().forEach(this::arrive);
+            assertThat(cached).isCompleted();
+            assertThat(new Locality().blockStatus(device, 0, 8 * BLOCK_SIZE).join())
+                    .containsExactly(new BlockDescriptor(4 * BLOCK_SIZE, Locality.HERE), new BlockDescriptor(4 * BLOCK_SIZE, Locality.ZERO));
+        } finally {
+            device.close();
+        }
+    }
+
+    @Test
     void theLocalityContextShowsWhatIsCurrentHereWhatMustBeFetchedAndWhatReadsAsZeros() {
         DefaultDeviceFactory devices = new DefaultDeviceFactory(storeB, fetcher, ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         BlockDevice device = new ImageExports(siteB, devices, Runnable::run).open("disk").join();
