@@ -29,7 +29,11 @@ final class ReplicationOptions {
                     + "(default: the first site that opens the image for writing, as no site creates it).")
     String home;
 
-    @Option(names = "--sync-copies", paramLabel = "N", description = "In sync mode, how many other sites hold a write before it is acknowledged (default: 1).")
+    @Option(names = "--sync-copies", paramLabel = "N", description =
+            "In sync mode, how many other sites hold a write before it is acknowledged (default: 1). Should the writing site die, "
+            + "the next site to open the image first recovers the writes it never flushed from those sites; while none of the "
+            + "sites holding some of them answers, the open waits (the site's open wait) and then fails rather than serve the image "
+            + "without them.")
     Integer syncCopies;
 
     @Option(names = "--k", paramLabel = "K", description = "Weight of the read/write ratio in the push priority p = K * fr/fw + fr (default: 1000).")

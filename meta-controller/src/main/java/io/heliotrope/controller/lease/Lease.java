@@ -4,7 +4,10 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.TreeSet;
 
 import static java.util.Objects.requireNonNullElse;
 
@@ -17,18 +20,32 @@ import static java.util.Objects.requireNonNullElse;
  * {@code grantEpoch} to {@code epoch} are one holding, and the holder's versions of any of
  * them are its own to flush. {@code movingTo} names the site a prepared handoff will move
  * the lease to.
+ *
+ * <p>For the {@code sync} mode, {@code syncSites} are the sets of sites the holder recorded
+ * as taking copies of its writes in this holding, each set once. A holding that ends with a
+ * final flush (release, handoff) needs them no more; one that is granted anew without one
+ * died, and its sets go into {@code recovery}, which only a recovery flush clears.
  */
-public record Lease(String holder, long epoch, long grantEpoch, long expiresEpochMillis, long ttlMillis, String movingTo) {
+public record Lease(String holder, long epoch, long grantEpoch, long expiresEpochMillis, long ttlMillis, String movingTo,
+        List<List<String>> syncSites, SyncRecovery recovery) {
     public Lease {
         holder = requireNonNullElse(holder, "");
         movingTo = requireNonNullElse(movingTo, "");
         // A lease written before epochs could advance has none: its holding is its one epoch.
         grantEpoch = grantEpoch == 0 ? epoch : grantEpoch;
+        // Nor had one written before the sync mode recorded its sites any sets or recovery.
+        syncSites = siteSets(syncSites);
+        recovery = requireNonNullElse(recovery, SyncRecovery.NONE);
     }
 
     /** The lease of a new image: nobody holds it, epoch 0. */
     public static Lease none(Duration ttl) {
-        return new Lease("", 0, 0, 0, ttl.toMillis(), "");
+        return new Lease("", 0, 0, 0, ttl.toMillis(), "", List.of(), SyncRecovery.NONE);
+    }
+
+    /** Immutable sets of sites, each in name order. */
+    static List<List<String>> siteSets(List<List<String>> sets) {
+        return requireNonNullElse(sets, List.<List<String>>of()).stream().map(set -> List.copyOf(new TreeSet<>(set))).toList();
     }
 
     public boolean held() {
@@ -40,25 +57,52 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
         return held() && now < expiresEpochMillis;
     }
 
+    /**
+     * A new holding of {@code site}. A holding still held (it expired, or its holder reopens)
+     * ended without a final flush: its sync sites, if any, join the recovery.
+     */
     public Lease grantTo(String site, long now, long ttl) {
-        return new Lease(site, epoch + 1, epoch + 1, now + ttl, ttl, "");
+        SyncRecovery owed = held() && !syncSites.isEmpty() ? recovery.plus(holder, grantEpoch, epoch, syncSites) : recovery;
+        return new Lease(site, epoch + 1, epoch + 1, now + ttl, ttl, "", List.of(), owed);
     }
 
     public Lease renewed(long now, long ttl) {
-        return new Lease(holder, epoch, grantEpoch, now + ttl, ttl, movingTo);
+        return new Lease(holder, epoch, grantEpoch, now + ttl, ttl, movingTo, syncSites, recovery);
     }
 
     /** The same holding at the next epoch, renewed. */
     public Lease advanced(long now, long ttl) {
-        return new Lease(holder, epoch + 1, grantEpoch, now + ttl, ttl, movingTo);
+        return new Lease(holder, epoch + 1, grantEpoch, now + ttl, ttl, movingTo, syncSites, recovery);
     }
 
+    /** Given up after a final flush, which committed whatever the sync sites hold; a recovery still owed stays owed. */
     public Lease released() {
-        return new Lease("", epoch, grantEpoch, 0, ttlMillis, "");
+        return new Lease("", epoch, grantEpoch, 0, ttlMillis, "", List.of(), recovery);
+    }
+
+    /** Handed to {@code site} by a final flush: a new holding, the old one ended cleanly. */
+    public Lease movedTo(String site, long now, long ttl) {
+        return released().grantTo(site, now, ttl);
     }
 
     public Lease preparing(String site) {
-        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, site);
+        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, site, syncSites, recovery);
+    }
+
+    /** With {@code sites} among the sets of sync sites; unchanged when recorded already. */
+    public Lease withSyncSites(List<String> sites) {
+        List<String> set = List.copyOf(new TreeSet<>(sites));
+        if (syncSites.contains(set)) {
+            return this;
+        }
+        List<List<String>> sets = new ArrayList<>(syncSites);
+        sets.add(set);
+        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, movingTo, sets, recovery);
+    }
+
+    /** After the recovery flush: renewed, nothing owed. */
+    public Lease recovered(long now, long ttl) {
+        return new Lease(holder, epoch, grantEpoch, now + ttl, ttl, movingTo, syncSites, SyncRecovery.NONE);
     }
 
     /** Whether {@code site} holds this lease and {@code epoch} is one of its holding's, from the grant on. */
@@ -82,6 +126,14 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
         if (live && now >= expiresEpochMillis) {
             throw new HeliotropeException(ErrorCode.STALE_LEASE, stale + "expired " + seconds(now - expiresEpochMillis) + " s ago");
         }
+    }
+
+    /**
+     * Fails with {@code STALE_LEASE} unless {@code site} holds this lease, live at
+     * {@code now}, and {@code epoch} is one of its holding's.
+     */
+    public void checkHolding(String image, String site, long epoch, long now) {
+        checkWriter(image, site, heldAt(site, epoch) ? this.epoch : epoch, now, true);
     }
 
     /** The error for a site that wants the lease while this one is active. */

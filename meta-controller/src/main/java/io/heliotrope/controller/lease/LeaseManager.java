@@ -14,6 +14,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -146,6 +147,23 @@ public final class LeaseManager {
         return lease;
     }
 
+    /**
+     * Records that {@code sites} take the sync copies of the writes of {@code site}'s live
+     * holding (see {@link Lease#syncSites()}); a set recorded already changes nothing.
+     */
+    public Lease recordSyncSites(String image, String site, long epoch, List<String> sites) {
+        if (sites.isEmpty() || sites.contains(site)) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': site " + site
+                    + " may record only other sites as taking its sync copies, and at least one, not " + sites);
+        }
+        Lease lease = update(image, (current, now) -> {
+            current.checkHolding(image, site, epoch, now);
+            return current.withSyncSites(sites);
+        });
+        log.info("{}: sync copies of {} (epoch {}) go to {}", image, site, epoch, sites);
+        return lease;
+    }
+
     /** Gives the lease up; an expired lease may still be released by its holder. */
     public Lease release(String image, String site, long epoch) {
         Lease lease = update(image, (current, now) -> {
@@ -157,6 +175,9 @@ public final class LeaseManager {
     }
 
     private boolean write(String image, Versioned<Lease> current, Lease next) {
+        if (next.equals(current.value())) {
+            return true;
+        }
         Transaction transaction = new Transaction().setData(layout.image(image).lease(), Json.write(next), current.version());
         recordGrant(transaction, image, current.value(), next);
         return zk.commit(transaction).committed();

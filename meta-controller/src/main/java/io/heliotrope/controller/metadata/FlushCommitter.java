@@ -53,7 +53,7 @@ final class FlushCommitter {
     Flushed commit(Flush flush, ImagePaths paths, long imageBlocks) {
         Lease lease = leases.read(flush.image()).value();
         check(flush, lease, clock.millis());
-        flush.check(imageBlocks, lease.grantEpoch());
+        flush.check(imageBlocks, lease);
         if (flush.entries().size() == 0) {
             return leaseOnly(flush, paths);
         }
@@ -120,6 +120,11 @@ final class FlushCommitter {
 
     private static void check(Flush flush, Lease lease, long now) {
         lease.checkWriter(flush.image(), flush.site(), flush.epoch(), now, true);
+        if (flush.recovery() && !lease.recovery().pending()) {
+            // A retry of a recovery flush that went through lands here too: its entries are committed.
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + flush.image() + "': site " + flush.site()
+                    + " sent a recovery flush, but no recovery is pending");
+        }
         if (flush.moveTo().isEmpty()) {
             return;
         }
@@ -138,9 +143,9 @@ final class FlushCommitter {
             return lease.released();
         }
         if (!flush.moveTo().isEmpty()) {
-            return lease.grantTo(flush.moveTo(), now, leases.ttlMillis());
+            return lease.movedTo(flush.moveTo(), now, leases.ttlMillis());
         }
-        return lease.renewed(now, leases.ttlMillis());
+        return flush.recovery() ? lease.recovered(now, leases.ttlMillis()) : lease.renewed(now, leases.ttlMillis());
     }
 
     private boolean isOwn(ImagePaths paths, long seq, String commitId) {
@@ -153,7 +158,10 @@ final class FlushCommitter {
     }
 
     private static void logLease(Flush flush, Lease lease) {
-        if (flush.release()) {
+        if (flush.recovery()) {
+            log.info("{}: recovered {} blocks of dead epochs from sync sites, committed by {} (epoch {})",
+                    flush.image(), flush.entries().size(), flush.site(), flush.epoch());
+        } else if (flush.release()) {
             log.info("{}: lease released by {} (epoch {})", flush.image(), flush.site(), flush.epoch());
         } else if (!flush.moveTo().isEmpty()) {
             log.info("{}: lease moved from {} to {} (epoch {})", flush.image(), flush.site(), lease.holder(), lease.epoch());

@@ -22,6 +22,7 @@ import io.heliotrope.proto.controller.v1.ListSitesResponse;
 import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.PrepareRequest;
+import io.heliotrope.proto.controller.v1.RecordSyncSitesRequest;
 import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.ReportRttResponse;
 import io.heliotrope.proto.controller.v1.RttMatrix;
@@ -102,6 +103,12 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     @Override
     public void getLease(GetImageRequest request, StreamObserver<Lease> observer) {
         reply(() -> service.getLease(request.getName()), lease -> ControllerProtos.toProto(request.getName(), lease), observer);
+    }
+
+    @Override
+    public void recordSyncSites(RecordSyncSitesRequest request, StreamObserver<Lease> observer) {
+        reply(() -> service.recordSyncSites(request.getImage(), request.getSite(), request.getEpoch(), request.getSyncSitesList()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
     }
 
     @Override

@@ -23,6 +23,8 @@ import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.RttMatrix;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
+import io.heliotrope.proto.controller.v1.SiteSet;
+import io.heliotrope.proto.controller.v1.SyncRecovery;
 import io.heliotrope.proto.controller.v1.TransitionCount;
 
 import java.util.HashMap;
@@ -116,7 +118,17 @@ final class ControllerProtos {
                 .setExpiresEpochMillis(lease.expiresEpochMillis())
                 .setTtlMillis(lease.ttlMillis())
                 .setMovingTo(lease.movingTo())
+                .addAllSyncSites(siteSets(lease.syncSites()))
+                .setRecovery(SyncRecovery.newBuilder()
+                        .addAllDeadHolders(lease.recovery().deadHolders())
+                        .setFirstEpoch(lease.recovery().firstEpoch())
+                        .setLastEpoch(lease.recovery().lastEpoch())
+                        .addAllSyncSites(siteSets(lease.recovery().syncSites())))
                 .build();
+    }
+
+    private static List<SiteSet> siteSets(List<List<String>> sets) {
+        return sets.stream().map(set -> SiteSet.newBuilder().addAllSites(set).build()).toList();
     }
 
     static io.heliotrope.proto.controller.v1.ImageStatus toProto(ImageStatus status) {
@@ -172,7 +184,7 @@ final class ControllerProtos {
     }
 
     static Flush flush(FlushHeader header, BlockEntries entries) {
-        return new Flush(header.getImage(), header.getSite(), header.getEpoch(), header.getRelease(), header.getMoveTo(), entries);
+        return new Flush(header.getImage(), header.getSite(), header.getEpoch(), header.getRelease(), header.getMoveTo(), entries, header.getRecovery());
     }
 
     private static PropagationMode mode(io.heliotrope.proto.controller.v1.PropagationMode mode) {

@@ -184,6 +184,15 @@ public final class ControllerService {
         return async(() -> leases.read(image).value());
     }
 
+    /** Records, for the sync mode, that these registered sites take copies of the live holder's writes (see {@link LeaseManager#recordSyncSites}). */
+    public CompletableFuture<Lease> recordSyncSites(String image, String site, long epoch, List<String> syncSites) {
+        return async(() -> {
+            sites.require(site);
+            syncSites.forEach(sites::require);
+            return leases.recordSyncSites(image, site, epoch, syncSites);
+        });
+    }
+
     public CompletableFuture<Flushed> flush(Flush flush) {
         return async(() -> {
             Versioned<ImageConfig> config = catalog.get(flush.image());

@@ -5,6 +5,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -17,16 +18,16 @@ class TestLease {
     @Test
     void epochsOnlyGoUp() {
         Lease granted = Lease.none(Duration.ofMillis(TTL)).grantTo("a", 1_000, TTL);
-        assertThat(granted).isEqualTo(new Lease("a", 1, 1, 16_000, TTL, ""));
-        assertThat(granted.released()).isEqualTo(new Lease("", 1, 1, 0, TTL, ""));
+        assertThat(granted).isEqualTo(new Lease("a", 1, 1, 16_000, TTL, "", List.of(), SyncRecovery.NONE));
+        assertThat(granted.released()).isEqualTo(new Lease("", 1, 1, 0, TTL, "", List.of(), SyncRecovery.NONE));
         assertThat(granted.released().grantTo("b", 2_000, TTL).epoch()).isEqualTo(2);
-        assertThat(granted.preparing("b").grantTo("b", 2_000, TTL)).isEqualTo(new Lease("b", 2, 2, 17_000, TTL, ""));
+        assertThat(granted.preparing("b").grantTo("b", 2_000, TTL)).isEqualTo(new Lease("b", 2, 2, 17_000, TTL, "", List.of(), SyncRecovery.NONE));
     }
 
     @Test
     void anAdvanceKeepsTheHoldingAndANewGrantStartsAnother() {
-        Lease advanced = new Lease("a", 4, 4, 20_000, TTL, "").advanced(30_000, TTL);
-        assertThat(advanced).isEqualTo(new Lease("a", 5, 4, 45_000, TTL, ""));
+        Lease advanced = new Lease("a", 4, 4, 20_000, TTL, "", List.of(), SyncRecovery.NONE).advanced(30_000, TTL);
+        assertThat(advanced).isEqualTo(new Lease("a", 5, 4, 45_000, TTL, "", List.of(), SyncRecovery.NONE));
         assertThat(advanced.heldAt("a", 4)).isTrue();
         assertThat(advanced.heldAt("a", 5)).isTrue();
         assertThat(advanced.heldAt("a", 3)).isFalse();
@@ -39,12 +40,12 @@ class TestLease {
     void aLeaseWrittenBeforeEpochsCouldAdvanceIsAHoldingOfOneEpoch() {
         byte[] old = "{\"holder\":\"a\",\"epoch\":7,\"expiresEpochMillis\":20000,\"ttlMillis\":15000,\"movingTo\":\"\"}"
                 .getBytes(StandardCharsets.UTF_8);
-        assertThat(Json.read(old, Lease.class, "lease")).isEqualTo(new Lease("a", 7, 7, 20_000, TTL, ""));
+        assertThat(Json.read(old, Lease.class, "lease")).isEqualTo(new Lease("a", 7, 7, 20_000, TTL, "", List.of(), SyncRecovery.NONE));
     }
 
     @Test
     void staleWritersAreToldWhy() {
-        Lease lease = new Lease("b", 4, 4, 20_000, TTL, "");
+        Lease lease = new Lease("b", 4, 4, 20_000, TTL, "", List.of(), SyncRecovery.NONE);
         assertStale(() -> lease.checkWriter("vm", "a", 3, 0, true), "image 'vm': lease epoch 3 of site a is stale: fenced by epoch 4 at site b");
         assertStale(() -> lease.checkWriter("vm", "b", 3, 0, true), "image 'vm': lease epoch 3 of site b is stale: fenced by epoch 4 at site b");
         assertStale(() -> lease.checkWriter("vm", "b", 4, 21_500, true), "image 'vm': lease epoch 4 of site b is stale: expired 1.5 s ago");
@@ -57,7 +58,7 @@ class TestLease {
 
     @Test
     void aHeldLeaseNamesHolderEpochAndTimeLeft() {
-        Lease lease = new Lease("b", 4, 4, 20_000, TTL, "");
+        Lease lease = new Lease("b", 4, 4, 20_000, TTL, "", List.of(), SyncRecovery.NONE);
         assertThat(lease.activeAt(19_999)).isTrue();
         assertThat(lease.activeAt(20_000)).isFalse();
         assertThat(lease.heldError("vm", 7_750))

@@ -4,7 +4,9 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
 
+import java.util.Set;
 import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One open of an image at this site, shared by all its connections: the epoch its new
@@ -59,6 +61,16 @@ public interface ImageSession {
 
     /** This committed version of a block, one of {@link #stale}, just arrived from its holder: the local copy is current now. */
     void fetched(GlobalBlock block);
+
+    /**
+     * Sync mode: records with the lease that {@code sites} take copies of this session's
+     * writes; a write they hold is acknowledged only once this completes (see
+     * {@code Controller#recordSyncSites}). Does not block. A standalone site, which has no
+     * other sites, has nothing to record.
+     */
+    default CompletableFuture<Void> recordSyncSites(Set<String> sites) {
+        return CompletableFuture.completedFuture(null);
+    }
 
     /** Ends the session: flushes what is left and gives the image up. */
     void close();

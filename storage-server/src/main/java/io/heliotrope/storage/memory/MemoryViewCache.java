@@ -16,6 +16,7 @@ final class MemoryViewCache implements ViewCache {
     private static final class CachedView {
         final TreeMap<Long, GlobalBlock> entries = new TreeMap<>();
         long metaSeq;
+        long fence;
     }
 
     @Override
@@ -48,6 +49,19 @@ final class MemoryViewCache implements ViewCache {
             view.entries.put(entry.block(), entry);
         }
         view.metaSeq = metaSeq;
+    }
+
+    @Override
+    public synchronized long fence(long imageId) {
+        CachedView view = images.get(imageId);
+        return view == null ? 0 : view.fence;
+    }
+
+    @Override
+    public synchronized long raiseFence(long imageId, long belowEpoch) {
+        CachedView view = images.computeIfAbsent(imageId, id -> new CachedView());
+        view.fence = Math.max(view.fence, belowEpoch);
+        return view.fence;
     }
 
     /** Drops the entries of blocks from {@code blockCount} on, after the image shrank. */

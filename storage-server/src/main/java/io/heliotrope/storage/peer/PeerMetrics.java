@@ -27,7 +27,9 @@ public final class PeerMetrics {
     public enum Call {
         FETCH,
         PUSH,
-        PING
+        PING,
+        FENCE,
+        COLLECT
     }
 
     private final MeterRegistry registry;

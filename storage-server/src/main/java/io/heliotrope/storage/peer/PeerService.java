@@ -7,9 +7,12 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
+import io.heliotrope.storage.view.ViewCache;
+import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +22,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static java.util.Objects.requireNonNull;
@@ -34,16 +39,30 @@ import static java.util.Objects.requireNonNull;
  * again with another identity, is never served under the old one, and a copy made before
  * images had identities is found by its name as everywhere else on the site. A block the
  * image does not have (beyond its size) is not here, and a copy of it is not stored.
+ *
+ * <p>For the recovery of a dead {@code sync} holding, the recovering site fences the dead
+ * epochs here ({@link #fence}: pushed copies of them are refused from then on, across
+ * restarts, as the fence is kept in the {@link ViewCache}) and then collects the copies of
+ * those epochs ({@link #collect}), which it commits naming this site as their holder.
  */
 public final class PeerService {
     private static final Logger log = LoggerFactory.getLogger(PeerService.class);
 
     private final BlockStore store;
+    private final ViewCache fences;
     private final PushPolicy policy;
     private final ExecutorService storeCalls;
+    /**
+     * Pushes store under the read lock, a fence is raised under the write lock: once a fence
+     * is raised, no push that read the lower one is still storing, so a collect that follows
+     * finds every copy of the fenced epochs this site will ever hold.
+     */
+    private final ReadWriteLock fencing = new ReentrantReadWriteLock();
 
-    public PeerService(BlockStore store, PushPolicy policy, ExecutorService storeCalls) {
+    /** @param fences the view cache of {@code store}, which keeps the fences */
+    public PeerService(BlockStore store, ViewCache fences, PushPolicy policy, ExecutorService storeCalls) {
         this.store = requireNonNull(store, "store is null");
+        this.fences = requireNonNull(fences, "fences is null");
         this.policy = requireNonNull(policy, "policy is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
     }
@@ -69,6 +88,51 @@ public final class PeerService {
             return CompletableFuture.failedFuture(noIdentity(image));
         }
         return BoundedExecutors.supplyAsync(() -> storeCopies(image, copies), storeCalls, "peer service");
+    }
+
+    /**
+     * Refuses pushed copies of {@code image} from epochs below {@code belowEpoch} from now on,
+     * durably, making this site's copy of the image first when it has none; completes with the
+     * fence in force once no push that was let through under a lower fence is still storing.
+     * When the name is another image's here, no copy of this one can land anyway.
+     */
+    public CompletableFuture<Long> fence(ImageRef image, long belowEpoch) {
+        if (image.identity() == null) {
+            return CompletableFuture.failedFuture(noIdentity(image));
+        }
+        return BoundedExecutors.supplyAsync(() -> raiseFence(image, belowEpoch), storeCalls, "peer service");
+    }
+
+    /** The blocks whose local copy of {@code image} has a version of the epochs {@code firstEpoch} to {@code lastEpoch}, in block order. */
+    public CompletableFuture<List<BlockVersion>> collect(ImageRef image, long firstEpoch, long lastEpoch) {
+        if (image.identity() == null) {
+            return CompletableFuture.failedFuture(noIdentity(image));
+        }
+        return BoundedExecutors.supplyAsync(() -> {
+            List<BlockVersion> found = new ArrayList<>();
+            named(image.name()).filter(local -> local.isCopyOf(image.identity())).ifPresent(local -> store.forEachBlock(local.id(), block -> {
+                long epoch = Version.epochOf(block.version());
+                if (epoch >= firstEpoch && epoch <= lastEpoch) {
+                    found.add(block);
+                }
+            }));
+            return found;
+        }, storeCalls, "peer service");
+    }
+
+    private long raiseFence(ImageRef ref, long belowEpoch) {
+        fencing.writeLock().lock();
+        try {
+            Optional<ImageInfo> image = copyFor(ref);
+            if (image.isEmpty()) {
+                return belowEpoch;
+            }
+            long fence = fences.raiseFence(image.get().id(), belowEpoch);
+            log.info("{}: pushed copies from epochs below {} are refused from now on", ref.name(), fence);
+            return fence;
+        } finally {
+            fencing.writeLock().unlock();
+        }
     }
 
     private List<Copy> readCopies(ImageRef ref, List<Wanted> wanted) {
@@ -114,10 +178,15 @@ public final class PeerService {
             }
         }
         boolean[] done;
+        fencing.readLock().lock();
         try {
-            done = store.storeCopies(image.id(), taken, policy.ruleFor(image), true);
+            long fence = fences.fence(image.id());
+            CopyRule rule = policy.ruleFor(image);
+            done = store.storeCopies(image.id(), taken, (copy, local) -> Version.epochOf(copy.version()) >= fence && rule.accepts(copy, local), true);
         } catch (HeliotropeException e) {
             return ifRemoved(e, stored);
+        } finally {
+            fencing.readLock().unlock();
         }
         for (int i = 0; i < done.length; i++) {
             stored[positions[i]] = done[i];

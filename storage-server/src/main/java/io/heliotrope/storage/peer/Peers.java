@@ -1,5 +1,6 @@
 package io.heliotrope.storage.peer;
 
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
 
 import java.time.Duration;
@@ -23,6 +24,15 @@ public interface Peers extends AutoCloseable {
 
     /** Pushes copies to {@code site}; completes with, per copy, whether that site stored it. */
     CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies);
+
+    /**
+     * Sync-mode recovery: has {@code site} refuse pushed copies of the image from epochs below
+     * {@code belowEpoch} from now on ({@link PeerService#fence}); completes with the fence in force there.
+     */
+    CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch);
+
+    /** Sync-mode recovery: the blocks whose copy at {@code site} has a version of the epochs {@code firstEpoch} to {@code lastEpoch}. */
+    CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch);
 
     /** One round trip to {@code site}'s peer service. */
     CompletableFuture<Duration> ping(String site);

@@ -94,6 +94,7 @@ final class Catalog {
             try (WriteBatch batch = new WriteBatch()) {
                 batch.delete(index.images, bytes(name));
                 batch.delete(index.counters, RocksViewCache.metaSeqKey(id));
+                batch.delete(index.counters, RocksViewCache.fenceKey(id));
                 for (ColumnFamilyHandle family : index.blockFamilies()) {
                     batch.deleteRange(family, key(id, 0), key(id + 1, 0));
                 }

@@ -18,10 +18,11 @@ import static java.util.Objects.requireNonNull;
 /**
  * The view cache of a {@link RocksBlockStore}, in its database: the {@code view} column
  * family, block key to {@code version(8) | holder} (UTF-8, empty for a zero marker), and
- * each image's metaSeq among the counters. Every change is durable when it returns.
+ * each image's metaSeq and fence among the counters. Every change is durable when it returns.
  */
 final class RocksViewCache implements ViewCache {
     private static final byte[] META_SEQ = bytes("view-seq:");
+    private static final byte[] FENCE = bytes("fence:");
 
     private final IndexDb index;
     private final WritePipeline pipeline;
@@ -36,10 +37,40 @@ final class RocksViewCache implements ViewCache {
         return ByteBuffer.allocate(META_SEQ.length + 8).put(META_SEQ).putLong(imageId).array();
     }
 
+    /** The counter that holds an image's fence. */
+    static byte[] fenceKey(long imageId) {
+        return ByteBuffer.allocate(FENCE.length + 8).put(FENCE).putLong(imageId).array();
+    }
+
     @Override
     public long metaSeq(long imageId) {
+        return counter(metaSeqKey(imageId), imageId);
+    }
+
+    @Override
+    public long fence(long imageId) {
+        return counter(fenceKey(imageId), imageId);
+    }
+
+    /** Raised by one caller at a time: the site's recoveries are rare, and a lower fence must not overwrite a higher one. */
+    @Override
+    public synchronized long raiseFence(long imageId, long belowEpoch) {
+        long fence = fence(imageId);
+        if (belowEpoch <= fence) {
+            return fence;
+        }
+        try (WriteBatch batch = new WriteBatch()) {
+            batch.put(index.counters, fenceKey(imageId), longBytes(belowEpoch));
+            pipeline.writeDurably(batch);
+        } catch (RocksDBException e) {
+            throw IndexDb.failure("fence image " + imageId, e);
+        }
+        return belowEpoch;
+    }
+
+    private long counter(byte[] key, long imageId) {
         try {
-            byte[] value = index.get(index.counters, metaSeqKey(imageId));
+            byte[] value = index.get(index.counters, key);
             return value == null ? 0 : ByteBuffer.wrap(value).getLong();
         } catch (RocksDBException e) {
             throw IndexDb.failure("read the view of image " + imageId, e);

@@ -18,6 +18,7 @@ import io.heliotrope.storage.peer.PeerService;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.RegisteredSites;
 import io.heliotrope.storage.peer.RttProber;
+import io.heliotrope.storage.peer.SyncRecoverer;
 import io.heliotrope.storage.peer.grpc.GrpcPeers;
 import io.heliotrope.storage.peer.grpc.GrpcPeersConfig;
 import io.heliotrope.storage.peer.grpc.PeerGrpcService;
@@ -103,15 +104,19 @@ public final class StorageServer implements AutoCloseable {
             ImageSessions sessions = new LocalSessions(store);
             ControllerSessions controlled = null;
             Controller controller = null;
+            Links links = null;
             if (config.controller() != null) {
                 controller = new GrpcController(config.site(), config.controller(), config.openWait());
                 components.push(controller);
-                controlled = new ControllerSessions(config.site(), store, view, controller, sessionCalls, config.checkpointInterval(), config.checkpointBlocks());
+                links = links(registry);
+                SyncRecoverer recovery = new SyncRecoverer(config.site(), links.peers(), controller, view, config.openWait());
+                controlled = new ControllerSessions(config.site(), store, view, controller, recovery, sessionCalls, config.checkpointInterval(),
+                        config.checkpointBlocks());
                 sessions = controlled;
                 StorageMetrics.bindOrphans(registry, controlled);
             }
             components.push(() -> BoundedExecutors.shutdown(sessionCalls, SHUTDOWN_PATIENCE));
-            Replicas replicas = controlled == null ? null : replicas(registry, store, view, controlled);
+            Replicas replicas = controlled == null ? null : replicas(registry, store, view, controlled, links);
 
             int storeThreads = config.storeThreads();
             Executor storeCalls = Runnable::run;
@@ -161,14 +166,12 @@ public final class StorageServer implements AutoCloseable {
      * fetcher, the propagation manager and the replication modes. Pushes land only in
      * images that are not open for write here.
      */
-    private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, ControllerSessions sessions) {
-        RegisteredSites sites = new RegisteredSites(config.site(), config.peers());
-        PeerMetrics peerMetrics = new PeerMetrics(registry);
-        // Each call to a peer gets half the fetch timeout: a holder that does not answer leaves time to ask another site.
+    private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, ControllerSessions sessions, Links links) {
+        RegisteredSites sites = links.sites();
+        PeerMetrics peerMetrics = links.metrics();
+        GrpcPeers peers = links.peers();
         ExecutorService peerStore = BoundedExecutors.fixed("site-peer", PEER_THREADS, QUEUED_CALLS);
         components.push(() -> BoundedExecutors.shutdown(peerStore, SHUTDOWN_PATIENCE));
-        GrpcPeers peers = new GrpcPeers(config.site(), sites, peerMetrics, new GrpcPeersConfig(config.peerConnections(), config.fetchTimeout().dividedBy(2)));
-        components.push(peers);
         ScheduledThreadPoolExecutor pushSteps = BoundedExecutors.scheduled("site-push", 1, QUEUED_PER_IMAGE);
         components.push(() -> BoundedExecutors.shutdown(pushSteps, SHUTDOWN_PATIENCE));
         ExecutorService pushReads = BoundedExecutors.fixed("site-push-read", PUSH_READ_THREADS, QUEUED_PER_IMAGE);
@@ -176,10 +179,26 @@ public final class StorageServer implements AutoCloseable {
         PropagationManager propagation = new PropagationManager(config.site(), store, peers, pushSteps, pushReads, Clock.systemUTC(), new SplittableRandom(),
                 PropagationConfig.DEFAULT, new PropagationMetrics(registry));
         components.push(propagation);
-        PeerService service = new PeerService(store, image -> sessions.isOpen(image.name()) ? (copy, local) -> false : CopyRule.NEWER, peerStore);
+        PeerService service = new PeerService(store, view, image -> sessions.isOpen(image.name()) ? (copy, local) -> false : CopyRule.NEWER, peerStore);
         return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()),
                 new ModeReplicators(config.site(), propagation, peers, sites, view), new PeerGrpcService(service, sites, peerMetrics));
     }
+
+    /**
+     * The other sites and the client that calls them: the sessions need it before the rest
+     * of the replicas, to recover a dead sync holding (through this site's own peer service
+     * too, when it took copies).
+     */
+    private Links links(PrometheusMeterRegistry registry) {
+        RegisteredSites sites = new RegisteredSites(config.site(), config.peers());
+        PeerMetrics metrics = new PeerMetrics(registry);
+        // Each call to a peer gets half the fetch timeout: a holder that does not answer leaves time to ask another site.
+        GrpcPeers peers = new GrpcPeers(config.site(), sites, metrics, new GrpcPeersConfig(config.peerConnections(), config.fetchTimeout().dividedBy(2)));
+        components.push(peers);
+        return new Links(sites, metrics, peers);
+    }
+
+    private record Links(RegisteredSites sites, PeerMetrics metrics, GrpcPeers peers) {}
 
     private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, PeerGrpcService service) {}
 

@@ -5,8 +5,12 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.UUID;
 
 import static java.util.Objects.requireNonNull;
@@ -50,6 +54,19 @@ public interface Controller extends AutoCloseable {
     /** Commits these blocks as held here (or zero) under {@code epoch}; returns the new metaSeq. */
     long flush(String image, long epoch, List<BlockVersion> blocks, boolean release);
 
+    /**
+     * Sync mode: records that {@code sites} take copies of this site's writes in its live
+     * holding ({@code epoch} one of its epochs), before a write they hold is acknowledged.
+     */
+    void recordSyncSites(String image, long epoch, Set<String> sites);
+
+    /**
+     * Commits the recovery the lease owes ({@link Opened#recovery()}) under this site's
+     * {@code epoch}: versions of the dead epochs, held by their sync sites (or zero); empty
+     * when they hold nothing newer. Clears the recovery; returns the new metaSeq.
+     */
+    long recover(String image, long epoch, List<GlobalBlock> blocks);
+
     @Override
     void close();
 
@@ -74,11 +91,38 @@ public interface Controller extends AutoCloseable {
      * controller's, learned from the lease moves it saw).
      */
     record Opened(UUID identity, long epoch, Duration ttl, long sizeBytes, long metaSeq, boolean snapshot, List<GlobalBlock> entries,
-            Replication replication) {
+            Replication replication, Recovery recovery) {
         public Opened {
             requireNonNull(identity, "identity is null");
             entries = List.copyOf(entries);
             requireNonNull(replication, "replication is null");
+            requireNonNull(recovery, "recovery is null");
+        }
+    }
+
+    /**
+     * What the holder owes before serving a sync image whose earlier holding by
+     * {@code deadHolders} died without a final flush: the acknowledged writes of epochs
+     * {@code firstEpoch} to {@code lastEpoch} it never flushed are at every site of one of
+     * the {@code syncSites} sets each. {@link #NONE} when nothing is owed.
+     */
+    record Recovery(List<String> deadHolders, long firstEpoch, long lastEpoch, List<Set<String>> syncSites) {
+        public static final Recovery NONE = new Recovery(List.of(), 0, 0, List.of());
+
+        public Recovery {
+            deadHolders = List.copyOf(deadHolders);
+            syncSites = syncSites.stream().<Set<String>>map(set -> Collections.unmodifiableSortedSet(new TreeSet<>(set))).toList();
+        }
+
+        public boolean pending() {
+            return !syncSites.isEmpty();
+        }
+
+        /** Every site of every set, in name order. */
+        public SortedSet<String> sites() {
+            SortedSet<String> sites = new TreeSet<>();
+            syncSites.forEach(sites::addAll);
+            return sites;
         }
     }
 

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.view;
 
+import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
@@ -14,8 +15,11 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -183,6 +187,17 @@ final class ControllerSession implements ImageSession {
     @Override
     public void fetched(GlobalBlock block) {
         stale.remove(block.block(), block);
+    }
+
+    /** On the scheduler, since the controller call blocks; under any epoch of the holding, which the controller accepts. */
+    @Override
+    public CompletableFuture<Void> recordSyncSites(Set<String> sites) {
+        return BoundedExecutors.supplyAsync(() -> {
+            checkCurrent();
+            controller.recordSyncSites(info.name(), epoch, sites);
+            log.info("{}: sync copies go to sites {} (epoch {})", info.name(), new TreeSet<>(sites), epoch);
+            return null;
+        }, scheduler, "image '" + info.name() + "'");
     }
 
     private void renew() {

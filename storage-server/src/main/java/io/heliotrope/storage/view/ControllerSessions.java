@@ -51,6 +51,7 @@ public final class ControllerSessions implements ImageSessions {
     private final BlockStore store;
     private final ViewCache view;
     private final Controller controller;
+    private final HoldingRecovery recovery;
     private final ScheduledExecutorService scheduler;
     private final Duration checkpointInterval;
     private final long checkpointBlocks;
@@ -62,16 +63,18 @@ public final class ControllerSessions implements ImageSessions {
     private volatile List<String> names = List.of();
 
     /**
+     * @param recovery settles what an open owes for a dead sync holding before the image is served
      * @param scheduler runs lease renewals, checkpoints and catalog refreshes; its owner closes it
      * @param checkpointInterval how often dirty blocks go to the controller while an image is open
      * @param checkpointBlocks how many blocks written since the last checkpoint start one early
      */
-    public ControllerSessions(String site, BlockStore store, ViewCache view, Controller controller, ScheduledExecutorService scheduler,
-            Duration checkpointInterval, long checkpointBlocks) {
+    public ControllerSessions(String site, BlockStore store, ViewCache view, Controller controller, HoldingRecovery recovery,
+            ScheduledExecutorService scheduler, Duration checkpointInterval, long checkpointBlocks) {
         this.site = requireNonNull(site, "site is null");
         this.store = requireNonNull(store, "store is null");
         this.view = requireNonNull(view, "view is null");
         this.controller = requireNonNull(controller, "controller is null");
+        this.recovery = requireNonNull(recovery, "recovery is null");
         this.scheduler = requireNonNull(scheduler, "scheduler is null");
         this.checkpointInterval = requireNonNull(checkpointInterval, "checkpointInterval is null");
         this.checkpointBlocks = checkpointBlocks;
@@ -180,7 +183,7 @@ public final class ControllerSessions implements ImageSessions {
         return Dirty.RECORD;
     }
 
-    /** Takes the lease, syncs the view, finds the stale blocks; in its image's turn, so recovery never flushes a live session's blocks. */
+    /** Takes the lease, syncs the view, recovers a dead holding's sync copies, finds the stale blocks; in its image's turn, so recovery never flushes a live session's blocks. */
     @Override
     public ImageSession open(String name) {
         return inTurn(name, () -> start(name));
@@ -212,6 +215,8 @@ public final class ControllerSessions implements ImageSessions {
             info = local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
             session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, view, controller, this::orphan, scheduler);
             view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
+            // Before the stale blocks are found: the recovered versions are committed by then, and the view has them.
+            recovery.recover(info, opened);
             session.activate(checkpointInterval, checkpointBlocks);
         } catch (RuntimeException e) {
             giveUp(name, opened.epoch(), session, e);
@@ -280,6 +285,11 @@ public final class ControllerSessions implements ImageSessions {
         @Override
         public void fetched(GlobalBlock block) {
             session.fetched(block);
+        }
+
+        @Override
+        public CompletableFuture<Void> recordSyncSites(Set<String> sites) {
+            return session.recordSyncSites(sites);
         }
 
         @Override

@@ -21,8 +21,10 @@ import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.OpenMode;
 import io.heliotrope.proto.controller.v1.PeerRtt;
+import io.heliotrope.proto.controller.v1.RecordSyncSitesRequest;
 import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.Site;
+import io.heliotrope.proto.controller.v1.SyncRecovery;
 import io.heliotrope.proto.controller.v1.TransitionTable;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
@@ -32,10 +34,13 @@ import io.heliotrope.storage.Replication;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -113,7 +118,8 @@ public final class GrpcController implements Controller {
                 addEntries(responses.next().getEntries(), entries);
             }
             return new Opened(UUID.fromString(first.getConfig().getUuid()), first.getLease().getEpoch(), Duration.ofMillis(first.getLease().getTtlMillis()),
-                    first.getConfig().getSizeBytes(), first.getMetaSeq(), first.getSnapshot(), entries, replication(first.getConfig()));
+                    first.getConfig().getSizeBytes(), first.getMetaSeq(), first.getSnapshot(), entries, replication(first.getConfig()),
+                    recovery(first.getLease().getRecovery()));
         });
     }
 
@@ -135,17 +141,37 @@ public final class GrpcController implements Controller {
 
     @Override
     public long flush(String image, long epoch, List<BlockVersion> blocks, boolean release) {
+        return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRelease(release).build(),
+                blocks.stream().map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : site)).toList());
+    }
+
+    @Override
+    public void recordSyncSites(String image, long epoch, Set<String> sites) {
+        call(() -> blocking().recordSyncSites(RecordSyncSitesRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch)
+                .addAllSyncSites(new TreeSet<>(sites)).build()));
+    }
+
+    @Override
+    public long recover(String image, long epoch, List<GlobalBlock> blocks) {
+        return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRecovery(true).build(), blocks);
+    }
+
+    /** Streams a flush of {@code blocks} (a null holder: a zero marker), each batch naming the holders it uses. */
+    private long flush(FlushHeader header, List<GlobalBlock> blocks) {
         ResponseFuture<FlushResponse> response = new ResponseFuture<>();
         StreamObserver<FlushRequest> requests = ControllerServiceGrpc.newStub(channel)
                 .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
                 .flush(response);
-        requests.onNext(FlushRequest.newBuilder()
-                .setHeader(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRelease(release))
-                .build());
+        requests.onNext(FlushRequest.newBuilder().setHeader(header).build());
         for (int from = 0; from < blocks.size(); from += BATCH) {
-            BlockMetadata.Builder batch = BlockMetadata.newBuilder().addSites(site);
-            for (BlockVersion block : blocks.subList(from, Math.min(blocks.size(), from + BATCH))) {
-                batch.addBlocks(block.block()).addVersions(block.version()).addHolders(block.state() == BlockState.ZERO ? 0 : 1);
+            BlockMetadata.Builder batch = BlockMetadata.newBuilder();
+            Map<String, Integer> holders = new HashMap<>();
+            for (GlobalBlock block : blocks.subList(from, Math.min(blocks.size(), from + BATCH))) {
+                int holder = block.zero() ? 0 : holders.computeIfAbsent(block.holder(), name -> {
+                    batch.addSites(name);
+                    return batch.getSitesCount();
+                });
+                batch.addBlocks(block.block()).addVersions(block.version()).addHolders(holder);
             }
             requests.onNext(FlushRequest.newBuilder().setEntries(batch).build());
         }
@@ -183,6 +209,11 @@ public final class GrpcController implements Controller {
         };
         return new Replication(mode, config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(),
                 config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions);
+    }
+
+    private static Recovery recovery(SyncRecovery recovery) {
+        return new Recovery(recovery.getDeadHoldersList(), recovery.getFirstEpoch(), recovery.getLastEpoch(),
+                recovery.getSyncSitesList().stream().map(set -> Set.copyOf(set.getSitesList())).toList());
     }
 
     private static void addEntries(BlockMetadata metadata, List<GlobalBlock> entries) {

@@ -26,4 +26,14 @@ public interface ViewCache {
      * {@code replace}; later entries for a block win.
      */
     void apply(long imageId, long metaSeq, boolean replace, List<GlobalBlock> entries);
+
+    /**
+     * The epoch below which pushed copies of the image are refused (0: none): the epochs of a
+     * dead sync holding, fenced here by the site that recovers it, so that a late push from
+     * the dead writer never replaces a copy the recovery committed.
+     */
+    long fence(long imageId);
+
+    /** Raises the fence to {@code belowEpoch}, durably; a fence never goes down. Returns the fence now in force. */
+    long raiseFence(long imageId, long belowEpoch);
 }

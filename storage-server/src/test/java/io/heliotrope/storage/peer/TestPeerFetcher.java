@@ -206,6 +206,16 @@ class TestPeerFetcher {
         }
 
         @Override
+        public CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
         public CompletableFuture<Duration> ping(String site) {
             throw new UnsupportedOperationException();
         }

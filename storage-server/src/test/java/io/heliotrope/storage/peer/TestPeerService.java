@@ -3,12 +3,15 @@ package io.heliotrope.storage.peer;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
+import io.heliotrope.version.Version;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,13 +33,50 @@ class TestPeerService {
 
     private final MemoryBlockStore store = new MemoryBlockStore();
     private final ExecutorService storeCalls = BoundedExecutors.fixed("test-store", 2, 64);
-    private final PeerService service = new PeerService(store, PushPolicy.NEWER, storeCalls);
+    private final PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls);
     private final ImageRef disk = new ImageRef(UUID.randomUUID(), "disk", SIZE);
 
     @AfterEach
     void close() throws InterruptedException {
         BoundedExecutors.shutdown(storeCalls, Duration.ofSeconds(5));
         store.close();
+    }
+
+    @Test
+    void aFenceRefusesLatePushesOfTheEpochsBelowItAndOnlyGoesUp() {
+        long old = Version.compose(3, 9);
+        assertThat(service.push(disk, List.of(new Copy(1, old, filled(1)))).join()).containsExactly(true);
+
+        assertThat(service.fence(disk, 5).join()).isEqualTo(5);
+        assertThat(service.fence(disk, 4).join()).isEqualTo(5);
+
+        long id = store.image("disk").id();
+        assertThat(store.view().fence(id)).isEqualTo(5);
+        assertThat(service.push(disk, List.of(new Copy(1, Version.compose(4, 1), filled(2)), new Copy(2, Version.compose(5, 1), filled(3)))).join())
+                .containsExactly(false, true);
+        assertThat(service.fetch(disk, List.of(new Wanted(1, old), new Wanted(2, Version.compose(5, 1)))).join())
+                .extracting(Copy::block, Copy::version).containsExactly(tuple(1L, old), tuple(2L, Version.compose(5, 1)));
+    }
+
+    @Test
+    void aFenceMakesTheCopyOfAnImageNotSeenYetSoThatNoLatePushCreatesOne() {
+        assertThat(service.fence(disk, 2).join()).isEqualTo(2);
+
+        assertThat(service.push(disk, List.of(new Copy(0, Version.compose(1, 1), null))).join()).containsExactly(false);
+        assertThat(store.view().fence(store.image("disk").id())).isEqualTo(2);
+    }
+
+    @Test
+    void collectFindsExactlyTheCopiesOfTheEpochsAsked() {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        store.write(id, 1, filled(1), Version.compose(2, 7), SKIP, false);
+        store.write(id, 2, filled(2), Version.compose(3, 1), SKIP, false);
+        store.zeroBlocks(id, new long[] {3}, Version.compose(4, 2), SKIP, false);
+        store.write(id, 4, filled(4), Version.compose(5, 1), SKIP, false);
+
+        assertThat(service.collect(disk, 3, 4).join()).containsExactly(
+                new BlockVersion(2, Version.compose(3, 1), BlockState.DATA), new BlockVersion(3, Version.compose(4, 2), BlockState.ZERO));
+        assertThat(service.collect(new ImageRef(UUID.randomUUID(), "disk", SIZE), 1, 9).join()).isEmpty();
     }
 
     @Test
@@ -95,7 +135,7 @@ class TestPeerService {
     void pushFollowsTheRuleOfThePolicyForTheImage() {
         long id = store.createImage("disk", SIZE, disk.identity()).id();
         CopyRule onlyEvenBlocks = (copy, local) -> copy.block() % 2 == 0;
-        PeerService picky = new PeerService(store, image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls);
+        PeerService picky = new PeerService(store, store.view(), image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls);
 
         assertThat(picky.push(disk, List.of(new Copy(1, 5, filled(1)), new Copy(2, 5, filled(2)))).join()).containsExactly(false, true);
     }

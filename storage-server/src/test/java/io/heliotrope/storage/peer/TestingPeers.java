@@ -2,6 +2,7 @@ package io.heliotrope.storage.peer;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
 
 import java.time.Duration;
@@ -19,6 +20,16 @@ final class TestingPeers implements Peers {
 
     void answer(String site, Duration... rtts) {
         pings.put(site, new Script(List.of(rtts), new AtomicInteger()));
+    }
+
+    @Override
+    public CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch) {
+        throw new UnsupportedOperationException("only pings here");
+    }
+
+    @Override
+    public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
+        throw new UnsupportedOperationException("only pings here");
     }
 
     @Override

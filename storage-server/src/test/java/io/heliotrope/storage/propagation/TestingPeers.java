@@ -2,6 +2,7 @@ package io.heliotrope.storage.propagation;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.peer.Peers;
 
@@ -99,6 +100,16 @@ final class TestingPeers implements Peers {
 
     @Override
     public CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
         throw new UnsupportedOperationException();
     }
 

@@ -28,12 +28,14 @@ class TestRocksViewCache extends AbstractTestViewCache<RocksBlockStore> {
     }
 
     @Test
-    void keepsTheViewAcrossReopen() {
+    void keepsTheViewAndTheFenceAcrossReopen() {
         ImageInfo image = store.createImage("durable", 8 * BLOCK_SIZE);
         view.apply(image.id(), 4, false, List.of(new GlobalBlock(3, 1, "east"), new GlobalBlock(6, 2, null)));
+        view.raiseFence(image.id(), 9);
         close();
         open();
         assertThat(entries(image.id())).containsExactly(new GlobalBlock(3, 1, "east"), new GlobalBlock(6, 2, null));
         assertThat(view.metaSeq(image.id())).isEqualTo(4);
+        assertThat(view.fence(image.id())).isEqualTo(9);
     }
 }

@@ -86,4 +86,17 @@ public abstract class AbstractTestViewCache<S extends BlockStore> {
         assertThat(entries(image.id())).isEmpty();
         assertThat(view.metaSeq(image.id())).isZero();
     }
+
+    @Test
+    void aFenceOnlyGoesUpAndGoesWithItsImage() {
+        ImageInfo image = store.createImage("fenced", 8 * BLOCK_SIZE);
+        assertThat(view.fence(image.id())).isZero();
+
+        assertThat(view.raiseFence(image.id(), 5)).isEqualTo(5);
+        assertThat(view.raiseFence(image.id(), 3)).isEqualTo(5);
+        assertThat(view.fence(image.id())).isEqualTo(5);
+
+        store.deleteImage("fenced");
+        assertThat(view.fence(image.id())).isZero();
+    }
 }

@@ -6,13 +6,16 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.view.Controller.Recovery;
 import io.heliotrope.version.Version;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -20,6 +23,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * A controller in memory for one or more sites of a test: leases with epochs, advanced
  * within a holding or granted anew, and a delta log, enough to check what sites send and when.
+ * Sync sites recorded in a holding that is granted anew without a release become a
+ * recovery owed, which a recovery flush commits, as the real controller does.
  */
 public final class TestingController {
     private final Map<String, Long> sizes = new TreeMap<>();
@@ -29,6 +34,9 @@ public final class TestingController {
     private final Map<String, Long> grants = new TreeMap<>();
     private final Map<String, List<List<GlobalBlock>>> logs = new TreeMap<>();
     private final Map<String, CountDownLatch[]> holds = new ConcurrentHashMap<>();
+    private final Map<String, List<Set<String>>> syncSites = new TreeMap<>();
+    private final Map<String, Recovery> owed = new TreeMap<>();
+    private final Set<String> expired = new TreeSet<>();
     private boolean loseAdvanceReply;
 
     public synchronized void createImage(String name, long sizeBytes) {
@@ -55,6 +63,16 @@ public final class TestingController {
     /** Moves the lease to another site, as if this one had stopped renewing. */
     synchronized void fence(String image, String site) {
         grant(image, site);
+    }
+
+    /** The holder stopped renewing and its lease expired: any site may take it now. */
+    public synchronized void expire(String image) {
+        expired.add(image);
+    }
+
+    /** The recovery the lease owes, {@link Recovery#NONE} when none. */
+    public synchronized Recovery owed(String image) {
+        return owed.getOrDefault(image, Recovery.NONE);
     }
 
     /** Calls for {@code image} count {@code entered} down, then wait for {@code release}, outside this controller's lock. */
@@ -96,6 +114,17 @@ public final class TestingController {
     }
 
     private long grant(String image, String site) {
+        List<Set<String>> sets = syncSites.getOrDefault(image, List.of());
+        if (holders.containsKey(image) && !sets.isEmpty()) {
+            Recovery before = owed(image);
+            List<Set<String>> union = new ArrayList<>(before.syncSites());
+            sets.stream().filter(set -> !union.contains(set)).forEach(union::add);
+            List<String> dead = new ArrayList<>(before.deadHolders());
+            dead.add(holders.get(image));
+            owed.put(image, new Recovery(dead, before.pending() ? before.firstEpoch() : grants.get(image), epochs.get(image), union));
+        }
+        syncSites.remove(image);
+        expired.remove(image);
         holders.put(image, site);
         long epoch = epochs.merge(image, 1L, Long::sum);
         grants.put(image, epoch);
@@ -128,7 +157,7 @@ public final class TestingController {
                 synchronized (TestingController.this) {
                     known(image);
                     String holder = holders.get(image);
-                    if (holder != null && !holder.equals(site)) {
+                    if (holder != null && !holder.equals(site) && !expired.contains(image)) {
                         throw new HeliotropeException(ErrorCode.LEASE_HELD, "image '" + image + "' is open for write at site '" + holder + "'");
                     }
                     long epoch = grant(image, site);
@@ -136,7 +165,7 @@ public final class TestingController {
                     List<List<GlobalBlock>> log = logs.get(image);
                     log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
                     return new Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail,
-                            Replication.defaults(site));
+                            Replication.defaults(site), owed(image));
                 }
             }
 
@@ -191,7 +220,46 @@ public final class TestingController {
                             .toList());
                     if (release) {
                         holders.remove(image);
+                        syncSites.remove(image);
                     }
+                    return logs.get(image).size();
+                }
+            }
+
+            @Override
+            public void recordSyncSites(String image, long epoch, Set<String> sites) {
+                pass(image);
+                synchronized (TestingController.this) {
+                    known(image);
+                    if (!site.equals(holders.get(image)) || epoch < grants.get(image) || epoch > epochs.get(image)) {
+                        throw new HeliotropeException(ErrorCode.STALE_LEASE, "epoch " + epoch + " of image '" + image + "' is stale");
+                    }
+                    List<Set<String>> sets = syncSites.computeIfAbsent(image, name -> new ArrayList<>());
+                    if (!sets.contains(sites)) {
+                        sets.add(Set.copyOf(sites));
+                    }
+                }
+            }
+
+            @Override
+            public long recover(String image, long epoch, List<GlobalBlock> blocks) {
+                pass(image);
+                synchronized (TestingController.this) {
+                    known(image);
+                    checkLease(image, epoch);
+                    Recovery recovery = owed(image);
+                    for (GlobalBlock block : blocks) {
+                        long written = Version.epochOf(block.version());
+                        if (written < recovery.firstEpoch() || written > recovery.lastEpoch() || !(block.zero() || recovery.sites().contains(block.holder()))) {
+                            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "block " + block.block() + " of image '" + image
+                                    + "' at " + Version.of(block.version()) + " held by " + block.holder() + " is not of the recovery " + recovery);
+                        }
+                    }
+                    if (!recovery.pending()) {
+                        throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': no recovery is pending");
+                    }
+                    logs.get(image).add(List.copyOf(blocks));
+                    owed.remove(image);
                     return logs.get(image).size();
                 }
             }

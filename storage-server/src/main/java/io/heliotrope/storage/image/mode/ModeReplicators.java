@@ -49,7 +49,7 @@ public final class ModeReplicators implements ReplicatorFactory {
         Replication replication = session.replication();
         return switch (replication.mode()) {
             case PROACTIVE -> new ProactiveReplicator(propagation.open(image, guard(image), replication));
-            case SYNC -> new SyncReplicator(peers, image, preferred(replication), replication.syncCopies());
+            case SYNC -> new SyncReplicator(peers, session, preferred(replication), replication.syncCopies());
             case ON_DEMAND -> Replicator.NONE;
             case REMOTE -> {
                 log.warn("{}: the remote mode is not built yet; the image is served as on-demand", image.name());

@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.view.Replicator;
@@ -11,30 +12,50 @@ import io.heliotrope.storage.view.Replicator;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static java.util.Objects.requireNonNull;
 
 /**
  * The {@code sync} mode (DESIGN.md section 6): a write is acknowledged only once
- * {@code copies} other sites hold it, so losing this site loses no acknowledged write. Each
- * write goes to the first {@code copies} sites of the list; a site that fails or refuses is
- * replaced by the next one. With fewer sites reachable the write fails (EIO), though it
- * is stored here: the client sees an error, never an acknowledgement the mode cannot keep.
+ * {@code copies} other sites hold it, so losing this site loses no acknowledged write. The
+ * writes go to the first {@code copies} sites of the list; a site that fails or refuses is
+ * replaced by the next one, for this write and the following ones (it moves to the end
+ * of the list). With fewer sites reachable the write fails (EIO), though it is stored
+ * here: the client sees an error, never an acknowledgement the mode cannot keep.
+ *
+ * <p>The sites that hold a write are recorded with the lease before it is acknowledged
+ * ({@link ImageSession#recordSyncSites}): should this site die, the next one to open the
+ * image recovers the writes from them. Each set of sites is recorded once per session: at
+ * the start for the first sites of the list, and again whenever a replacement changes it.
  */
 final class SyncReplicator implements Replicator {
     private final Peers peers;
+    private final ImageSession session;
     private final ImageRef image;
-    private final List<String> sites;
     private final int copies;
+    /** The sites in the order writes try them; guarded by itself. */
+    private final List<String> order;
+    /** Per set of sites, its recording with the lease; a failed one is dropped, to be asked again. */
+    private final Map<Set<String>, CompletableFuture<Void>> recorded = new ConcurrentHashMap<>();
 
     /** @param sites the sites that may take copies, the preferred first */
-    SyncReplicator(Peers peers, ImageInfo image, List<String> sites, int copies) {
+    SyncReplicator(Peers peers, ImageSession session, List<String> sites, int copies) {
         this.peers = requireNonNull(peers, "peers is null");
-        this.image = new ImageRef(image.identity(), image.name(), image.sizeBytes());
-        this.sites = List.copyOf(sites);
+        this.session = requireNonNull(session, "session is null");
+        ImageInfo info = session.info();
+        this.image = new ImageRef(info.identity(), info.name(), info.sizeBytes());
+        this.order = new ArrayList<>(sites);
         this.copies = copies;
+        if (copies > 0 && sites.size() >= copies) {
+            // Now rather than at the first write, which then rarely waits for it.
+            record(Set.copyOf(targets()));
+        }
     }
 
     @Override
@@ -42,43 +63,90 @@ final class SyncReplicator implements Replicator {
         if (copies == 0) {
             return CompletableFuture.completedFuture(null);
         }
+        List<String> targets = targets();
+        if (targets.size() < copies) {
+            return CompletableFuture.failedFuture(tooFew(first));
+        }
         List<Copy> blocks = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             blocks.add(new Copy(first + i, version, data == null ? null : data.slice(data.position() + i * BLOCK_SIZE, BLOCK_SIZE)));
         }
-        List<CompletableFuture<Void>> pushes = new ArrayList<>();
-        int[] next = {Math.min(copies, sites.size())};
-        for (int i = 0; i < next[0]; i++) {
-            pushes.add(pushFrom(i, next, blocks, first));
-        }
-        if (sites.size() < copies) {
-            pushes.add(CompletableFuture.failedFuture(tooFew(first)));
-        }
-        return CompletableFuture.allOf(pushes.toArray(CompletableFuture[]::new));
+        Set<String> tried = ConcurrentHashMap.newKeySet();
+        tried.addAll(targets);
+        List<CompletableFuture<String>> pushes = targets.stream().map(site -> pushFrom(site, tried, blocks, first)).toList();
+        return CompletableFuture.allOf(pushes.toArray(CompletableFuture[]::new))
+                .thenCompose(ignored -> record(Set.copyOf(pushes.stream().map(CompletableFuture::join).toList())));
     }
 
-    /** Pushes to {@code sites[index]}, moving on to the next unused site if it fails. */
-    private CompletableFuture<Void> pushFrom(int index, int[] next, List<Copy> blocks, long first) {
-        return peers.push(sites.get(index), image, blocks).thenCompose(stored -> {
+    /** The first {@code copies} sites of the list, or all of them when there are fewer. */
+    private List<String> targets() {
+        synchronized (order) {
+            return List.copyOf(order.subList(0, Math.min(copies, order.size())));
+        }
+    }
+
+    /** Pushes to {@code site}, moving on to the next site not yet tried if it fails; completes with the site that stored the copies. */
+    private CompletableFuture<String> pushFrom(String site, Set<String> tried, List<Copy> blocks, long first) {
+        return peers.push(site, image, blocks).thenApply(stored -> {
             for (boolean one : stored) {
                 if (!one) {
-                    throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "site '" + sites.get(index) + "' refused the copy");
+                    throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "site '" + site + "' refused the copy");
                 }
             }
-            return CompletableFuture.<Void>completedFuture(null);
+            return site;
         }).exceptionallyCompose(failure -> {
-            int replacement;
-            synchronized (next) {
-                replacement = next[0] < sites.size() ? next[0]++ : -1;
-            }
-            if (replacement < 0) {
+            String replacement = replace(site, tried);
+            if (replacement == null) {
                 return CompletableFuture.failedFuture(tooFew(first));
             }
-            return pushFrom(replacement, next, blocks, first);
+            return pushFrom(replacement, tried, blocks, first);
         });
     }
 
+    /** Moves a failed site to the end of the list (unless another write did); returns the first site this write has not tried, or null. */
+    private String replace(String failed, Set<String> tried) {
+        synchronized (order) {
+            if (order.indexOf(failed) < copies) {
+                order.remove(failed);
+                order.add(failed);
+            }
+            for (String site : order) {
+                if (tried.add(site)) {
+                    return site;
+                }
+            }
+            return null;
+        }
+    }
+
+    private CompletableFuture<Void> record(Set<String> sites) {
+        CompletableFuture<Void> known = recorded.get(sites);
+        if (known != null) {
+            return known;
+        }
+        CompletableFuture<Void> recording = new CompletableFuture<>();
+        known = recorded.putIfAbsent(sites, recording);
+        if (known != null) {
+            return known;
+        }
+        session.recordSyncSites(sites).whenComplete((ignored, failure) -> {
+            if (failure == null) {
+                recording.complete(null);
+                return;
+            }
+            recorded.remove(sites, recording);
+            recording.completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + image.name()
+                    + "': sites " + new TreeSet<>(sites) + " hold the write, but the controller did not record them as holding its sync copies: "
+                    + HeliotropeException.rootMessage(failure), failure));
+        });
+        return recording;
+    }
+
     private HeliotropeException tooFew(long first) {
+        List<String> sites;
+        synchronized (order) {
+            sites = new ArrayList<>(new TreeSet<>(order));
+        }
         return new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + image.name() + "': the write at block " + first
                 + " is stored here, but fewer than the " + copies + " other sites its sync mode needs took a copy (sites: " + sites + ")");
     }

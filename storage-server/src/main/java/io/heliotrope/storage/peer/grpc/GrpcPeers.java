@@ -5,10 +5,13 @@ import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.grpc.ResponseFuture;
+import io.heliotrope.proto.storage.v1.CollectResponse;
+import io.heliotrope.proto.storage.v1.FenceResponse;
 import io.heliotrope.proto.storage.v1.PeerServiceGrpc;
 import io.heliotrope.proto.storage.v1.PeerServiceGrpc.PeerServiceStub;
 import io.heliotrope.proto.storage.v1.PingRequest;
 import io.heliotrope.proto.storage.v1.PingResponse;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.peer.PeerMetrics;
 import io.heliotrope.storage.peer.PeerMetrics.Call;
@@ -81,6 +84,49 @@ public final class GrpcPeers implements Peers {
                     return stored;
                 });
         return finish(site, Call.PUSH, pushed);
+    }
+
+    @Override
+    public CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch) {
+        ResponseFuture<FenceResponse> response = new ResponseFuture<>();
+        try {
+            stub(channels.next(site, 1).get(0), deadline()).fence(PeerProtos.fenceRequest(image, belowEpoch), response);
+        } catch (RuntimeException e) {
+            return finish(site, Call.FENCE, CompletableFuture.failedFuture(e));
+        }
+        return finish(site, Call.FENCE, response.thenApply(FenceResponse::getBelowEpoch));
+    }
+
+    @Override
+    public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
+        CompletableFuture<List<BlockVersion>> collected = new CompletableFuture<>();
+        try {
+            stub(channels.next(site, 1).get(0), deadline()).collect(PeerProtos.collectRequest(image, firstEpoch, lastEpoch), new StreamObserver<>() {
+                private final List<BlockVersion> blocks = new ArrayList<>();
+
+                @Override
+                public void onNext(CollectResponse response) {
+                    try {
+                        PeerProtos.addCollected(response, blocks, site);
+                    } catch (RuntimeException e) {
+                        collected.completeExceptionally(e);
+                    }
+                }
+
+                @Override
+                public void onError(Throwable failure) {
+                    collected.completeExceptionally(failure);
+                }
+
+                @Override
+                public void onCompleted() {
+                    collected.complete(blocks);
+                }
+            });
+        } catch (RuntimeException e) {
+            collected.completeExceptionally(e);
+        }
+        return finish(site, Call.COLLECT, collected);
     }
 
     @Override

@@ -4,6 +4,11 @@ import io.grpc.BindableService;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
+import io.heliotrope.error.GrpcErrors;
+import io.heliotrope.proto.storage.v1.CollectRequest;
+import io.heliotrope.proto.storage.v1.CollectResponse;
+import io.heliotrope.proto.storage.v1.FenceRequest;
+import io.heliotrope.proto.storage.v1.FenceResponse;
 import io.heliotrope.proto.storage.v1.FetchRequest;
 import io.heliotrope.proto.storage.v1.FetchResponse;
 import io.heliotrope.proto.storage.v1.PeerServiceGrpc;
@@ -17,6 +22,9 @@ import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.peer.SiteDirectory;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -31,6 +39,9 @@ public final class PeerGrpcService implements PeerServiceGrpc.AsyncService, Bind
      * window / RTT, and a 75 ms, 1 Gbit/s path holds 9.4 MB in flight.
      */
     public static final int FLOW_CONTROL_WINDOW = 16 << 20;
+
+    /** Collected blocks per response: 17 bytes each at most, so 64 KiB and more a message. */
+    private static final int COLLECT_BATCH = 4096;
 
     private final PeerService service;
     private final ServerTraffic traffic;
@@ -58,6 +69,36 @@ public final class PeerGrpcService implements PeerServiceGrpc.AsyncService, Bind
     public StreamObserver<PushRequest> push(StreamObserver<PushResponse> observer) {
         return new ServerBatches<>(observer, request -> service.push(PeerProtos.image(request.getImage()), PeerProtos.copies(request))
                 .thenApply(PeerProtos::pushResponse));
+    }
+
+    @Override
+    public void fence(FenceRequest request, StreamObserver<FenceResponse> observer) {
+        answer(() -> service.fence(PeerProtos.image(request.getImage()), request.getBelowEpoch()), observer,
+                fence -> List.of(FenceResponse.newBuilder().setBelowEpoch(fence).build()));
+    }
+
+    @Override
+    public void collect(CollectRequest request, StreamObserver<CollectResponse> observer) {
+        answer(() -> service.collect(PeerProtos.image(request.getImage()), request.getFirstEpoch(), request.getLastEpoch()), observer,
+                blocks -> PeerProtos.collectResponses(blocks, COLLECT_BATCH));
+    }
+
+    /** Sends the responses a call's result makes, or its failure. */
+    private static <T, R> void answer(Supplier<CompletableFuture<T>> call, StreamObserver<R> observer, Function<T, List<R>> responses) {
+        CompletableFuture<T> result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        result.whenComplete((value, failure) -> {
+            if (failure != null) {
+                observer.onError(GrpcErrors.toStatus(failure));
+                return;
+            }
+            responses.apply(value).forEach(observer::onNext);
+            observer.onCompleted();
+        });
     }
 
     @Override

@@ -4,12 +4,17 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.storage.v1.CollectRequest;
+import io.heliotrope.proto.storage.v1.CollectResponse;
 import io.heliotrope.proto.storage.v1.CopyState;
 import io.heliotrope.proto.storage.v1.FetchRequest;
+import io.heliotrope.proto.storage.v1.FenceRequest;
 import io.heliotrope.proto.storage.v1.FetchResponse;
 import io.heliotrope.proto.storage.v1.PeerImage;
 import io.heliotrope.proto.storage.v1.PushRequest;
 import io.heliotrope.proto.storage.v1.PushResponse;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
@@ -148,6 +153,38 @@ final class PeerProtos {
             stored[i] = response.getStored(i);
         }
         return stored;
+    }
+
+    static FenceRequest fenceRequest(ImageRef image, long belowEpoch) {
+        return FenceRequest.newBuilder().setImage(toProto(image)).setBelowEpoch(belowEpoch).build();
+    }
+
+    static CollectRequest collectRequest(ImageRef image, long firstEpoch, long lastEpoch) {
+        return CollectRequest.newBuilder().setImage(toProto(image)).setFirstEpoch(firstEpoch).setLastEpoch(lastEpoch).build();
+    }
+
+    /** The blocks found, {@code batch} to a response. */
+    static List<CollectResponse> collectResponses(List<BlockVersion> blocks, int batch) {
+        List<CollectResponse> responses = new ArrayList<>();
+        for (int from = 0; from < blocks.size(); from += batch) {
+            CollectResponse.Builder response = CollectResponse.newBuilder();
+            for (BlockVersion block : blocks.subList(from, Math.min(blocks.size(), from + batch))) {
+                response.addBlocks(block.block()).addVersions(block.version()).addZero(block.state() == BlockState.ZERO);
+            }
+            responses.add(response.build());
+        }
+        return responses;
+    }
+
+    /** Adds the blocks of {@code site}'s answer to {@code blocks}. */
+    static void addCollected(CollectResponse response, List<BlockVersion> blocks, String site) {
+        if (response.getVersionsCount() != response.getBlocksCount() || response.getZeroCount() != response.getBlocksCount()) {
+            throw badAnswer(site, "a collected batch of " + response.getBlocksCount() + " blocks with " + response.getVersionsCount()
+                    + " versions and " + response.getZeroCount() + " states");
+        }
+        for (int i = 0; i < response.getBlocksCount(); i++) {
+            blocks.add(new BlockVersion(response.getBlocks(i), response.getVersions(i), response.getZero(i) ? BlockState.ZERO : BlockState.DATA));
+        }
     }
 
     private static PeerImage toProto(ImageRef image) {

@@ -2,8 +2,11 @@ package io.heliotrope.storage.image.mode;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.peer.Peers;
 import org.junit.jupiter.api.Test;
 
@@ -12,9 +15,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 class TestSyncReplicator {
-    private final ImageInfo image = new ImageInfo(1, "disk", 64 * BLOCK_SIZE, Instant.EPOCH, UUID.randomUUID());
+    private final RecordingSession session = new RecordingSession(new ImageInfo(1, "disk", 64 * BLOCK_SIZE, Instant.EPOCH, UUID.randomUUID()));
 
     @Test
     void aWriteIsAcknowledgedOnceTheFirstSitesHoldEveryBlockOfIt() {
@@ -33,11 +38,14 @@ class TestSyncReplicator {
         ByteBuffer data = ByteBuffer.allocate(2 * BLOCK_SIZE);
         data.put(BLOCK_SIZE, (byte) 9);
 
-        CompletableFuture<Void> ack = new SyncReplicator(peers, image, List.of("b", "c", "d"), 2).wrote(4, 2, 77, data);
+        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c", "d"), 2).wrote(4, 2, 77, data);
 
         assertThat(ack).isNotDone();
         peers.answerAll();
+        assertThat(ack).isNotDone();
+        session.recordAll();
         assertThat(ack).isCompleted();
+        assertThat(session.recorded).containsExactly(Set.of("b", "c"));
         assertThat(peers.pushed).containsOnlyKeys("b", "c");
         assertThat(peers.pushed.get("b")).extracting(Copy::block, Copy::version).containsExactly(
                 tuple(4L, 77L), tuple(5L, 77L));
@@ -48,25 +56,116 @@ class TestSyncReplicator {
     void aSiteThatFailsIsReplacedByTheNextAndZeroMarkersTravelWithoutData() {
         RecordingPeers peers = new RecordingPeers(Set.of("b"));
 
-        CompletableFuture<Void> ack = new SyncReplicator(peers, image, List.of("b", "c"), 1).wrote(3, 1, 5, null);
+        SyncReplicator replicator = new SyncReplicator(peers, session, List.of("b", "c"), 1);
+        CompletableFuture<Void> ack = replicator.wrote(3, 1, 5, null);
         peers.answerAll();
         peers.answerAll();
+        session.recordAll();
 
         assertThat(ack).isCompleted();
         assertThat(peers.pushed).containsOnlyKeys("b", "c");
         assertThat(peers.pushed.get("c")).singleElement().satisfies(copy -> assertThat(copy.zero()).isTrue());
+        // The replacement sticks, and its set was recorded before the write was acknowledged.
+        assertThat(session.recorded).containsExactly(Set.of("b"), Set.of("c"));
+        peers.pushed.clear();
+        CompletableFuture<Void> next = replicator.wrote(4, 1, 6, null);
+        peers.answerAll();
+        assertThat(next).isCompleted();
+        assertThat(peers.pushed).containsOnlyKeys("c");
+        assertThat(session.recorded).hasSize(2);
+    }
+
+    @Test
+    void aWriteWhoseSitesTheControllerDidNotRecordFailsAndTheNextAsksAgain() {
+        RecordingPeers peers = new RecordingPeers(Set.of());
+        SyncReplicator replicator = new SyncReplicator(peers, session, List.of("b"), 1);
+
+        CompletableFuture<Void> ack = replicator.wrote(0, 1, 5, null);
+        peers.answerAll();
+        session.refuseAll();
+
+        assertThatThrownBy(ack::join).cause().isInstanceOfSatisfying(HeliotropeException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.PEER_UNAVAILABLE))
+                .hasMessage("image 'disk': sites [b] hold the write, but the controller did not record them as holding its sync copies:"
+                        + " the controller did not answer");
+        CompletableFuture<Void> again = replicator.wrote(0, 1, 6, null);
+        peers.answerAll();
+        session.recordAll();
+        assertThat(again).isCompleted();
+        assertThat(session.recorded).containsExactly(Set.of("b"), Set.of("b"));
     }
 
     @Test
     void tooFewReachableSitesFailTheWrite() {
         RecordingPeers peers = new RecordingPeers(Set.of("b"));
 
-        CompletableFuture<Void> ack = new SyncReplicator(peers, image, List.of("b", "c"), 2).wrote(3, 1, 5, ByteBuffer.allocate(BLOCK_SIZE));
+        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c"), 2).wrote(3, 1, 5, ByteBuffer.allocate(BLOCK_SIZE));
         peers.answerAll();
 
         assertThatThrownBy(ack::join).cause().isInstanceOfSatisfying(HeliotropeException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.PEER_UNAVAILABLE))
                 .hasMessage("image 'disk': the write at block 3 is stored here, but fewer than the 2 other sites its sync mode needs took a copy (sites: [b, c])");
+    }
+
+    /** A session whose recordings of sync sites complete, or fail, when told. */
+    private static final class RecordingSession implements ImageSession {
+        final List<Set<String>> recorded = new ArrayList<>();
+        private final ImageInfo info;
+        private final List<CompletableFuture<Void>> pending = new ArrayList<>();
+
+        RecordingSession(ImageInfo info) {
+            this.info = info;
+        }
+
+        void recordAll() {
+            pending.forEach(recording -> recording.complete(null));
+            pending.clear();
+        }
+
+        void refuseAll() {
+            pending.forEach(recording -> recording.completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "the controller did not answer")));
+            pending.clear();
+        }
+
+        @Override
+        public CompletableFuture<Void> recordSyncSites(Set<String> sites) {
+            recorded.add(sites);
+            CompletableFuture<Void> recording = new CompletableFuture<>();
+            pending.add(recording);
+            return recording;
+        }
+
+        @Override
+        public ImageInfo info() {
+            return info;
+        }
+
+        @Override
+        public long epoch() {
+            return 1;
+        }
+
+        @Override
+        public long nextEpoch() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void checkCurrent() {}
+
+        @Override
+        public SortedMap<Long, GlobalBlock> stale(long first, long count) {
+            return Collections.emptySortedMap();
+        }
+
+        @Override
+        public void wrote(long first, long count) {}
+
+        @Override
+        public void fetched(GlobalBlock block) {}
+
+        @Override
+        public void close() {}
     }
 
     /** Records pushes and answers them when told: every copy stored, except at the failing sites. */
@@ -103,6 +202,16 @@ class TestSyncReplicator {
 
         @Override
         public CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
             throw new UnsupportedOperationException();
         }
 

@@ -30,7 +30,7 @@ final class TestingPeerSite implements AutoCloseable {
     TestingPeerSite(String name, SiteDirectory directory) throws IOException {
         storeCalls = BoundedExecutors.fixed(name + "-store", STORE_THREADS, 1024);
         grpcCalls = BoundedExecutors.fixed(name + "-grpc", 2, 1024);
-        PeerService service = new PeerService(store, PushPolicy.NEWER, storeCalls);
+        PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls);
         server = GrpcServers.start(new InetSocketAddress("127.0.0.1", 0), grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW,
                 new PeerGrpcService(service, directory, new PeerMetrics(registry)));
     }
