@@ -49,7 +49,7 @@ def gnuplot(script, png):
     terminals = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True, text=True)
     term = "pngcairo size 1000,560 font ',10'" if "pngcairo" in terminals.stdout + terminals.stderr \
         else "png size 1000,560"
-    full = f"set terminal {term}\nset output '{png}'\nset grid\nset key outside right top\n" + script
+    full = f"set terminal {term}\nset output '{png}'\nset grid\nset key below\n" + script
     gp = os.path.splitext(png)[0] + ".gp"
     with open(gp, "w") as f:
         f.write(full)

@@ -84,6 +84,13 @@ require_build() {
     die "no built distribution in $root; build it first: (cd $root && ./mvnw -B -q -pl cli -am install -DskipTests)"
 }
 
+# cli_classpath ROOT: the class path of a built distribution (for WanProxyMain).
+cli_classpath() {
+  local jar
+  jar=$(compgen -G "$1/cli/target/heliotrope-cli-*.jar" | grep -v -- '-tests.jar' | head -n 1)
+  echo "$jar:$1/cli/target/lib/*"
+}
+
 # Ports of helio up for a given offset (virginia; taiwan is one more each).
 set_up_ports() {
   local off=$1
