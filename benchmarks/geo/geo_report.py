@@ -111,13 +111,15 @@ plot '{data}' index 0 using 1:2 with linespoints pt 7 ps 1.5 lw 2 title 'Heliotr
 
 # -------------------------------------------------------------------------- propagation
 
-def window_max(samples, width=1.0):
-    """Most bytes counted between two samples (t_lo, t_hi, count) whose reads certainly lie
-    within `width` seconds: from the start of the first scrape to the end of the second."""
+def window_max(samples, width=1.0, strict=True):
+    """Most bytes counted between two samples (t_lo, t_hi, count), each read somewhere in its
+    scrape [t_lo, t_hi]. strict: only pairs certainly within `width` seconds (first scrape's
+    start to second's end), a lower bound of the true maximum; loose: pairs possibly within
+    it (first's end to second's start), an upper bound over the same pairs."""
     best, j = 0.0, 0
-    for i, (lo_i, _, b_i) in enumerate(samples):
+    for i, (lo_i, hi_i, b_i) in enumerate(samples):
         j = max(j, i)
-        while j + 1 < len(samples) and samples[j + 1][1] - lo_i <= width:
+        while j + 1 < len(samples) and (samples[j + 1][1] - lo_i if strict else samples[j + 1][0] - hi_i) <= width:
             j += 1
         best = max(best, samples[j][2] - b_i)
     return best
@@ -150,7 +152,10 @@ def analyze_run(samples):
             "received_total": s[-1]["received"] - w[0]["received"] if w else 0,
             "full_s": full_s, "full_rate": rate, "full_rate_received": rate_rx,
             "max_1s": window_max([(x["t_lo"], x["t_hi"], x["pushed"]) for x in s]),
-            "max_1s_received": window_max([(x["t_rx"], x["t_rx"], x["received"]) for x in s]),
+            "max_1s_loose": window_max([(x["t_lo"], x["t_hi"], x["pushed"]) for x in s], strict=False),
+            "max_1s_received": window_max([(x["t_rx_lo"], x["t_rx_hi"], x["received"]) for x in s]),
+            "max_1s_received_loose": window_max([(x["t_rx_lo"], x["t_rx_hi"], x["received"]) for x in s],
+                                                strict=False),
             "max_queue": max(x["queue"] for x in s)}
 
 
@@ -162,7 +167,8 @@ def propagation(samples_path, runs_path, link_bytes, png):
         runs.setdefault(key, []).append({
             "t": float(r["t"]), "phase": r["phase"], "pushed": float(r["pushed_bytes"]),
             "received": float(r["received_bytes"]), "queue": float(r["queue"]),
-            "t_lo": float(r["t_lo"]), "t_hi": float(r["t_hi"]), "t_rx": float(r["t_rx"])})
+            "t_lo": float(r["t_lo"]), "t_hi": float(r["t_hi"]),
+            "t_rx_lo": float(r["t_rx_lo"]), "t_rx_hi": float(r["t_rx_hi"])})
     results = []
     for (run, kind, cap), samples in runs.items():
         a = analyze_run(samples)
@@ -172,7 +178,8 @@ def propagation(samples_path, runs_path, link_bytes, png):
         w = csv.writer(f)
         w.writerow(["run", "kind", "cap_bytes_per_s", "pushed_bytes", "received_bytes", "max_queue_blocks",
                     "full_seconds", "full_bytes_per_s", "full_percent_of_link", "received_bytes_per_s",
-                    "max_1s_window_bytes", "max_1s_percent_of_cap", "max_1s_window_received_bytes"])
+                    "max_1s_window_bytes", "max_1s_percent_of_cap", "max_1s_window_bytes_loose",
+                    "max_1s_window_received_bytes", "max_1s_window_received_bytes_loose"])
         for a in results:
             w.writerow([a["run"], a["kind"], f"{a['cap']:.0f}", f"{a['pushed_total']:.0f}",
                         f"{a['received_total']:.0f}", f"{a['max_queue']:.0f}",
@@ -180,17 +187,19 @@ def propagation(samples_path, runs_path, link_bytes, png):
                         fmt(a["full_rate"] and 100 * a["full_rate"] / link_bytes),
                         fmt(a["full_rate_received"], 0), f"{a['max_1s']:.0f}",
                         fmt(100 * a["max_1s"] / a["cap"]) if a["cap"] else "-",
-                        f"{a['max_1s_received']:.0f}"])
+                        f"{a['max_1s_loose']:.0f}", f"{a['max_1s_received']:.0f}",
+                        f"{a['max_1s_received_loose']:.0f}"])
     table = [["run", "cap MB/s", "pushed MB", "queue max", "full s", "push MB/s", "% of link",
-              "rx MB/s", "max 1 s MB", "% of cap", "rx max 1 s MB"]]
+              "rx MB/s", "max 1 s MB", "% of cap", "loose", "rx", "rx loose"]]
     for a in results:
         table.append([f"{a['run']} {a['kind']}", fmt(a["cap"] / 1e6) if a["cap"] else "none",
                       fmt(a["pushed_total"] / 1e6), f"{a['max_queue']:.0f}", fmt(a["full_s"], 2),
                       fmt(a["full_rate"] and a["full_rate"] / 1e6),
                       fmt(a["full_rate"] and 100 * a["full_rate"] / link_bytes),
                       fmt(a["full_rate_received"] and a["full_rate_received"] / 1e6),
-                      fmt(a["max_1s"] / 1e6, 2), fmt(100 * a["max_1s"] / a["cap"]) if a["cap"] else "-",
-                      fmt(a["max_1s_received"] / 1e6, 2)])
+                      fmt(a["max_1s"] / 1e6, 2)] + [
+                          fmt(100 * a[k] / a["cap"]) if a["cap"] else "-"
+                          for k in ("max_1s", "max_1s_loose", "max_1s_received", "max_1s_received_loose")])
     print_table(table)
     print(f"\nlink: {link_bytes / 1e6:.1f} MB/s. MB = 10^6 bytes. 'push MB/s': virginia's "
           "heliotrope_propagation_pushed_bytes_total{destination=\"taiwan\"}\n(block data plus each copy's "
@@ -198,7 +207,9 @@ def propagation(samples_path, runs_path, link_bytes, png):
           "after the write started to the first sample at its final value, over that time ('full s'); "
           "'rx MB/s': the same for\ntaiwan's heliotrope_peer_bytes_total{direction=\"received\"}. "
           "'max 1 s MB': the most pushed bytes between two samples whose scrapes lie within 1 s\n"
-          "(rx: received bytes, samples at most 1 s apart). "
+          "(strict: the true window is never longer), '% of cap' that against the cap; 'loose': "
+          "pairs whose scrapes may lie\nwithin 1 s (windows up to a few ms longer); 'rx', 'rx loose': "
+          "the same for taiwan's received bytes. "
           "The goals are judged on the pushed bytes, the counter the cap governs.")
     free = [a["full_rate"] for a in results if not a["cap"] and a["full_rate"]]
     capped = [a for a in results if a["cap"]]
@@ -209,9 +220,12 @@ def propagation(samples_path, runs_path, link_bytes, png):
     if capped:
         worst = max(capped, key=lambda a: a["max_1s"] / a["cap"])
         ok = all(a["max_1s"] <= a["cap"] for a in capped)
+        loose = max(capped, key=lambda a: a["max_1s_loose"] / a["cap"])
         print(f"capped, most bytes in any 1 s window: {worst['max_1s'] / 1e6:.2f} MB = "
               f"{100 * worst['max_1s'] / worst['cap']:.1f}% of the cap ({worst['cap'] / 1e6:.2f} MB/s)   "
               f"goal <= 100%   {verdict(ok)}")
+        print(f"capped, loose windows (up to a few ms over 1 s): {loose['max_1s_loose'] / 1e6:.2f} MB = "
+              f"{100 * loose['max_1s_loose'] / loose['cap']:.1f}% of the cap")
         if any(a["full_rate"] for a in capped):
             rate = statistics.median(a["full_rate"] for a in capped if a["full_rate"])
             print(f"capped, median push rate while the queue was full: {rate / 1e6:.1f} MB/s = "
@@ -225,8 +239,9 @@ def propagation(samples_path, runs_path, link_bytes, png):
             t0 = next((x["t"] for x in s if x["phase"] == "writing"), s[0]["t"])
             f.write(f"# run {run} {kind}\n")
             j = 0
-            for i, x in enumerate(s):
-                while s[j]["t"] < x["t"] - 1.0 + 1e-9:
+            for x in s:
+                # From the last sample at least 1 s before this one (the first, early on).
+                while j + 1 < len(s) and s[j + 1]["t"] <= x["t"] - 1.0:
                     j += 1
                 dt = x["t"] - s[j]["t"]
                 rate = (x["pushed"] - s[j]["pushed"]) / dt / 1e6 if dt > 0 else 0.0
@@ -238,7 +253,7 @@ def propagation(samples_path, runs_path, link_bytes, png):
     plots.append(f"{0.8 * link_bytes / 1e6:.3f} with lines dt 3 lw 1 lc rgb 'gray40' title '80% of link'")
     for cap in sorted({c for (_, _, c) in runs if c}):
         plots.append(f"{cap / 1e6:.3f} with lines dt 4 lw 2 lc rgb 'red' title 'cap {cap / 1e6:.1f} MB/s'")
-    gnuplot(f"""set title 'Propagation: pushes virginia -> taiwan (bytes over the trailing 1 s)'
+    gnuplot(f"""set title 'Propagation: push rate virginia -> taiwan (pushed bytes over the trailing second or more)'
 set xlabel 'seconds since the write started'
 set ylabel 'MB/s (10^6 bytes/s)'
 set yrange [0:{link_bytes / 1e6 * 1.2:.1f}]

@@ -13,9 +13,10 @@ until the queue has drained, then closes it. Meanwhile it samples, every --inter
 seconds, the source site's heliotrope_propagation_pushed_bytes_total{destination=DEST}
 and heliotrope_propagation_queue, and the destination's
 heliotrope_peer_bytes_total{direction="received",peer=SOURCE}, and appends them to --csv
-(run,kind,cap_bytes_per_s,t,phase,pushed_bytes,received_bytes,queue,t_lo,t_hi,t_rx): times
-in seconds (monotonic clock); the source was scraped between t_lo and t_hi (t is their
-middle), the destination around t_rx; phase is one of before, writing, draining, closed. Drained: the write finished, the queue reads 0 and the pushed bytes have not
+(run,kind,cap_bytes_per_s,t,phase,pushed_bytes,received_bytes,queue,t_lo,t_hi,t_rx_lo,
+t_rx_hi): times in seconds (monotonic clock); the source was scraped between t_lo and t_hi
+(t is their middle), the destination between t_rx_lo and t_rx_hi; phase is one of before,
+writing, draining, closed. Drained: the write finished, the queue reads 0 and the pushed bytes have not
 grown for --settle seconds.
 """
 import argparse
@@ -59,7 +60,7 @@ class Sampler(threading.Thread):
         t1 = time.monotonic()
         dst = scrape(a.dest_metrics)
         t2 = time.monotonic()
-        row = {"t": (t0 + t1) / 2, "t_lo": t0, "t_hi": t1, "t_rx": (t1 + t2) / 2,
+        row = {"t": (t0 + t1) / 2, "t_lo": t0, "t_hi": t1, "t_rx_lo": t1, "t_rx_hi": t2,
                "phase": self.phase,
                "pushed": value(src, "heliotrope_propagation_pushed_bytes_total", f'destination="{a.dest}"'),
                "received": value(dst, "heliotrope_peer_bytes_total", 'direction="received"', f'peer="{a.source}"'),
@@ -137,7 +138,7 @@ def main():
         for r in sampler.rows:
             w.writerow([a.run, a.kind, f"{a.cap:.0f}", f"{r['t']:.4f}", r["phase"], f"{r['pushed']:.0f}",
                         f"{r['received']:.0f}", f"{r['queue']:.0f}", f"{r['t_lo']:.4f}", f"{r['t_hi']:.4f}",
-                        f"{r['t_rx']:.4f}"])
+                        f"{r['t_rx_lo']:.4f}", f"{r['t_rx_hi']:.4f}"])
     first = sampler.rows[0]
     last = sampler.rows[-1]
     print(f"write {write_s:.2f} s; " + (f"drained {drained:.2f} s after the write started" if drained
