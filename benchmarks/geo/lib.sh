@@ -8,7 +8,7 @@ die() { log "error: $*"; exit 1; }
 declare -A PID=()   # name -> process group id of a helper this script launched
 LAUNCHED=()         # names in launch order, stopped in reverse
 
-alive() { [[ -n $1 && -n $(ps -o stat= -p "$1" 2>/dev/null | grep -v Z) ]]; }
+alive() { [[ -n $1 ]] && ps -o stat= -p "$1" 2>/dev/null | grep -qv Z; }
 
 # launch NAME CMD...: run CMD in a session of its own (so its whole group can be
 # stopped, and a Ctrl-C at the terminal reaches only this script), output in logs/NAME.log.
@@ -80,8 +80,9 @@ helio() { "$HELIO" "$@"; }
 # in the middle of a run.
 require_build() {
   local root=$1
-  compgen -G "$root/cli/target/heliotrope-cli-*.jar" >/dev/null && [[ -d $root/cli/target/lib ]] ||
+  if ! compgen -G "$root/cli/target/heliotrope-cli-*.jar" >/dev/null || [[ ! -d $root/cli/target/lib ]]; then
     die "no built distribution in $root; build it first: (cd $root && ./mvnw -B -q -pl cli -am install -DskipTests)"
+  fi
 }
 
 # cli_classpath ROOT: the class path of a built distribution (for WanProxyMain).

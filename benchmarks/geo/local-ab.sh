@@ -223,7 +223,7 @@ run_job() {
     --norandommap --time_based --runtime="$RUNTIME" --ramp_time="$RAMP" \
     --output-format=json --output="$json" >>"$OUT/logs/fio.log" 2>&1 || rc=$?
   # shellcheck disable=SC2207  # report.py prints numbers separated by spaces
-  ((rc == 0)) && m=($(python3 "$REPO/benchmarks/nbd/report.py" fio "$json" 2>>"$OUT/logs/fio.log")) || true
+  if ((rc == 0)); then m=($(python3 "$REPO/benchmarks/nbd/report.py" fio "$json" 2>>"$OUT/logs/fio.log")) || true; fi
   if ((rc != 0 || ${#m[@]} != 5)); then log "  $name: fio $id failed (see $OUT/logs/fio.log)"; return 0; fi
   local v=${m[0]}
   [[ $unit == MB/s ]] && v=${m[1]}

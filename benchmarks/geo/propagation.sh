@@ -153,8 +153,8 @@ one_run() {
   "$NBD_PYTHON" "$HERE/propagate.py" --uri "nbd://127.0.0.1:$NBD_V/$name" --file "$FILE" \
     --source-metrics "$V_METRICS" --dest-metrics "$T_METRICS" --source virginia --dest taiwan \
     --csv "$OUT/propagation-samples.csv" --run "$n" --kind "$kind" --cap "$cap" \
-    --interval "$INTERVAL" --timeout "$timeout" 2>>"$OUT/logs/propagate.log" | tee -a "$OUT/logs/propagate.log" |
-    sed "s/^/$(date +%T)   /" >&2 || die "run $n $kind failed (see $OUT/logs/propagate.log)"
+    --interval "$INTERVAL" --timeout "$timeout" 2>>"$OUT/logs/propagate-errors.log" | tee -a "$OUT/logs/propagate.log" |
+    sed "s/^/$(date +%T)   /" >&2 || die "run $n $kind failed (see $OUT/logs/propagate-errors.log)"
 }
 
 echo "run,kind,cap_bytes_per_s,t,phase,pushed_bytes,received_bytes,queue,t_lo,t_hi,t_rx_lo,t_rx_hi" >"$OUT/propagation-samples.csv"
