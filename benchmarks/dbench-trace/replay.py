@@ -5,10 +5,12 @@ Run by replay.sh with Debian's python3 (libnbd's binding); --help for the option
 
 1. Initial state: the trace's setup requests (t_us < 0: mkfs, mount) as fast as they
    go, over as many connections as were recorded, at A; flush; disconnect.
-2. The workload (t_us >= 0) at its recorded times over fresh connections to A. A request
-   waits for its time and for every request whose recorded reply came before it was
-   recorded; a request that falls behind its time goes out as soon as that allows (the
-   replay is then I/O-bound). Until --move-at of the trace's duration:
+2. The workload (t_us >= 0) at its recorded times over fresh connections to A, in the
+   recorded order; a request that falls behind its time goes out as soon as fewer than
+   --max-inflight are in flight (the replay is then I/O-bound). With --order recorded, a
+   request also waits for every request whose recorded reply came before it reached the
+   server (near-serial for a trace recorded on a fast server). Until --move-at of the
+   trace's duration:
 3. The move: wait for every request in flight, flush, disconnect from A (the image closes
    there), connect to B (the open waits for A's release), and replay the rest at B.
 
@@ -229,15 +231,16 @@ class Replayer:
             if ev & select.POLLOUT:
                 h.aio_notify_write()
 
-    def run(self, first, end, timed):
-        """Requests [first, end), then waits for all of them. Times relative to self.t0."""
+    def run(self, first, end, timed, ordered):
+        """Requests [first, end), then waits for all of them. Times relative to self.t0;
+        ordered: each waits for the requests whose replies came before it in the recording."""
         i = first
         while i < end or self.inflight:
             now = time.monotonic()
             wait = 0.5
             while i < end:
                 r = self.req[i]
-                if self.frontier < self.after[i] or self.inflight >= self.max_inflight:
+                if (ordered and self.frontier < self.after[i]) or self.inflight >= self.max_inflight:
                     break
                 if timed:
                     due = self.t0 + r.t_us / 1e6
@@ -283,6 +286,9 @@ def main():
     ap.add_argument("--window", type=float, default=30.0, help="seconds after the move for the local read share (30)")
     ap.add_argument("--limit", type=float, default=0, help="replay only the first SECONDS of the workload (0: all)")
     ap.add_argument("--max-inflight", type=int, default=64, help="requests in flight at most, over all connections (64)")
+    ap.add_argument("--order", choices=("time", "recorded"), default="time",
+                    help="time: a request waits only for its time (default); recorded: also for the "
+                         "requests whose replies came before it in the recording")
     ap.add_argument("--out-dir", required=True)
     a = ap.parse_args()
 
@@ -296,6 +302,7 @@ def main():
     split = setup + sum(1 for r in work if r.t_us < move_at * 1e6)
     conns = len({r.conn for r in reqs})
     rp = Replayer(reqs, a.max_inflight, max(r.length for r in reqs if r.op in "RW"))
+    ordered = a.order == "recorded"
     sites = Sites(a.from_metrics, a.to_metrics, a.from_site, a.to_site)
     log = lambda msg: print(f"{time.strftime('%T')} {a.mode}: {msg}", file=sys.stderr, flush=True)
 
@@ -304,7 +311,7 @@ def main():
     s_prep0 = sites.sample()
     rp.connect(a.from_uri, conns)
     t = time.monotonic()
-    rp.run(0, setup, timed=False)
+    rp.run(0, setup, timed=False, ordered=True)     # a discard must not overtake mkfs' writes
     rp.flush_all()
     rp.close()
     time.sleep(1)               # the close's final flush, checkpoint
@@ -317,7 +324,7 @@ def main():
     rp.t0 = time.monotonic()
     sampler = Sampler(sites, rp.t0, a.window)
     sampler.start()
-    rp.run(setup, split, timed=True)
+    rp.run(setup, split, timed=True, ordered=ordered)
     t_move = time.monotonic()
     rp.flush_all()
     rp.close()
@@ -327,7 +334,7 @@ def main():
     sampler.move_t = t_moved
     log(f"moved to {a.to_site} at {t_move - rp.t0:.1f} s (trace time {move_at:.1f} s), "
         f"{t_moved - t_move:.2f} s from the last request at A to connected at B")
-    rp.run(split, len(reqs), timed=True)
+    rp.run(split, len(reqs), timed=True, ordered=ordered)
     completion = rp.last_reply
     t_end = time.monotonic()
     rp.close()
@@ -345,6 +352,8 @@ def main():
     errors = sum(rp.errors.values())
     summary = {
         "mode": a.mode,
+        "order": a.order,
+        "max_inflight": a.max_inflight,
         "requests": len(work),
         "trace_s": round(duration, 3),
         "completion_s": round(completion, 3),

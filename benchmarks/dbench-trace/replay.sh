@@ -12,6 +12,7 @@ LIMIT=${LIMIT:-0}
 MOVE_AT=${MOVE_AT:-0.3333}
 WINDOW=${WINDOW:-30}
 MAX_INFLIGHT=${MAX_INFLIGHT:-64}
+ORDER=${ORDER:-time}
 WAN_RTT=${WAN_RTT:-75ms}
 WAN_BANDWIDTH=${WAN_BANDWIDTH:-1gbit}
 HELIO_ARGS=${HELIO_ARGS:-}
@@ -55,7 +56,10 @@ Environment (defaults in brackets):
   LIMIT          replay only the first LIMIT seconds of the workload, 0 = all (smoke) [$LIMIT]
   MOVE_AT        the move, as a fraction of the workload's duration [$MOVE_AT]
   WINDOW         seconds after the move over which the local read share counts [$WINDOW]
-  MAX_INFLIGHT   requests in flight at most [$MAX_INFLIGHT]
+  MAX_INFLIGHT   requests in flight at most, over all connections [$MAX_INFLIGHT]
+  ORDER          time: a request waits for its recorded time and a free slot; recorded:
+                 also for every request whose reply came before it in the recording
+                 (near-serial: the recording server replied in microseconds) [$ORDER]
   WAN_RTT, WAN_BANDWIDTH  helio up --wan-rtt / --wan-bandwidth [$WAN_RTT, $WAN_BANDWIDTH]
   HELIO_ARGS     more flags for helio up []
   IMAGE_ARGS     more flags for helio image create, e.g. '--k 1000 --s 0.5' []
@@ -133,7 +137,7 @@ for mode in $MODES; do
   if "${PY[@]}" "$HERE/replay.py" --trace "$TRACE" --mode "$mode" \
       --from-uri "nbd://127.0.0.1:10809/$image" --to-uri "nbd://127.0.0.1:10810/$image" \
       --from-metrics http://127.0.0.1:9410/metrics --to-metrics http://127.0.0.1:9411/metrics \
-      --move-at "$MOVE_AT" --window "$WINDOW" --limit "$LIMIT" --max-inflight "$MAX_INFLIGHT" \
+      --move-at "$MOVE_AT" --window "$WINDOW" --limit "$LIMIT" --max-inflight "$MAX_INFLIGHT" --order "$ORDER" \
       --out-dir "$OUT" 2> >(tee "$OUT/logs/replay-$mode.log" >&2); then
     :
   else
@@ -146,7 +150,7 @@ done
 ((${#done_modes[@]})) || die "no mode finished"
 {
   echo "DBENCH trace replay $(date -Is) on $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "trace $TRACE$([[ $LIMIT == 0 ]] || echo " (first ${LIMIT}s)"); WAN $WAN_RTT $WAN_BANDWIDTH; move at $MOVE_AT; window ${WINDOW}s"
+  echo "trace $TRACE$([[ $LIMIT == 0 ]] || echo " (first ${LIMIT}s)"); WAN $WAN_RTT $WAN_BANDWIDTH; move at $MOVE_AT; window ${WINDOW}s; order $ORDER, at most $MAX_INFLIGHT in flight"
   echo
 } >"$OUT/header.txt"
 cat "$OUT/header.txt"
