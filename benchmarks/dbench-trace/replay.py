@@ -7,7 +7,10 @@ Run by replay.sh with Debian's python3 (libnbd's binding); --help for the option
    go, over as many connections as were recorded, at A; flush; disconnect.
 2. The workload (t_us >= 0) at its recorded times over fresh connections to A, in the
    recorded order; a request that falls behind its time goes out as soon as fewer than
-   --max-inflight are in flight (the replay is then I/O-bound). With --order recorded, a
+   --max-inflight are in flight (the replay is then I/O-bound). A request that overlaps
+   one in flight, where either writes, waits for it (the client ordered them: they never
+   were in flight together in the recording) while later ones that do not overlap go
+   ahead, among the next 256 due. With --order recorded, a
    request also waits for every request whose recorded reply came before it reached the
    server (near-serial for a trace recorded on a fast server). Until --move-at of the
    trace's duration:
@@ -18,6 +21,7 @@ Outputs in --out-dir: MODE.series.csv (per second), MODE.summary.csv (one row).
 """
 import argparse
 import csv
+import errno
 import os
 import random
 import select
@@ -117,7 +121,12 @@ class Replayer:
         self.frontier = 0           # replies done, as a prefix of the recorded reply order
         self.max_inflight = max_inflight
         self.inflight = 0
-        self.errors = {}
+        self.reading = {}           # block -> reads (and caches) of it in flight
+        self.writing = {}           # block -> writes, zeroes, trims of it in flight
+        self.waited = set()         # requests that waited for an overlapping one
+        self.reorder = 256          # due requests considered for issue, in order
+        self.errors = {}            # "op:ERRNO" -> count
+        self.first_error = None     # (seconds into the workload, "op:ERRNO", its latency)
         self.adapted = {}
         self.buffers = {}
         rnd = random.Random(42)
@@ -149,12 +158,18 @@ class Replayer:
         self.handles = []       # the last reference closes the socket
 
     def _completion(self, i):
+        issued = time.monotonic()
+
         def cb(err):
             now = time.monotonic()
             self.inflight -= 1
             r = self.req[i]
+            self._track(r, -1)
             if err.value:
-                self.errors[r.op] = self.errors.get(r.op, 0) + 1
+                key = f"{r.op}:{errno.errorcode.get(err.value, err.value)}"
+                self.errors[key] = self.errors.get(key, 0) + 1
+                if self.first_error is None:
+                    self.first_error = (round(now - (self.t0 or now), 2), key, round(now - issued, 2))
             self.done[self.rank[i]] = 1
             while self.frontier < len(self.done) and self.done[self.frontier]:
                 self.frontier += 1
@@ -169,6 +184,23 @@ class Replayer:
             return 1
         return cb
 
+    def _blocks(self, r):
+        return range(r.offset // BLOCK, (r.offset + r.length + BLOCK - 1) // BLOCK)
+
+    def _track(self, r, delta):
+        if r.op in "RC":
+            table = self.reading
+        elif r.op in "WZT":
+            table = self.writing
+        else:
+            return
+        for b in self._blocks(r):
+            n = table.get(b, 0) + delta
+            if n:
+                table[b] = n
+            else:
+                del table[b]
+
     def _adapt(self, what):
         self.adapted[what] = self.adapted.get(what, 0) + 1
 
@@ -182,6 +214,7 @@ class Replayer:
             else:
                 self._adapt("fua dropped")
         cb = self._completion(i)
+        self._track(r, +1)
         if r.op == "R":
             h.aio_pread(self.buffer(r.length), r.offset, completion=cb)
         elif r.op == "W":
@@ -234,24 +267,60 @@ class Replayer:
     def run(self, first, end, timed, ordered):
         """Requests [first, end), then waits for all of them. Times relative to self.t0;
         ordered: each waits for the requests whose replies came before it in the recording."""
-        i = first
-        while i < end or self.inflight:
+        i = first           # the next request not yet due
+        pending = []        # due, not issued: waiting for a slot or for an overlapping request
+        while i < end or pending or self.inflight:
             now = time.monotonic()
             wait = 0.5
-            while i < end:
-                r = self.req[i]
-                if (ordered and self.frontier < self.after[i]) or self.inflight >= self.max_inflight:
+            while i < end and len(pending) < self.reorder:
+                if ordered and self.frontier < self.after[i]:
                     break
                 if timed:
-                    due = self.t0 + r.t_us / 1e6
+                    due = self.t0 + self.req[i].t_us / 1e6
                     if due > now:
                         wait = min(wait, due - now)
                         break
-                    self.lags.append(now - due)
-                self.issue(i)
+                pending.append(i)
                 i += 1
-            if self.inflight or (i < end and wait > 0):
-                self.poll(wait if self.inflight == 0 else min(wait, 0.5))
+            if pending:
+                pending = self._issue(pending, now, timed)
+            if self.inflight or pending or i < end:
+                self.poll(wait)
+
+    def _issue(self, pending, now, timed):
+        """Issues what it may of pending, in order; returns the rest. A request waits while
+        a request in flight, or an earlier one still waiting, overlaps it and either
+        changes data (the client ordered them: the recording never had both in flight); a
+        flush waits for the writes before it to be issued."""
+        held_r, held_w = set(), set()
+        write_held = False
+        keep = []
+        for n, j in enumerate(pending):
+            if self.inflight >= self.max_inflight:
+                keep.extend(pending[n:])
+                break
+            r = self.req[j]
+            blocks = self._blocks(r)
+            if r.op == "F":
+                ok = not write_held
+            elif r.op in "RC":
+                ok = not any(b in self.writing or b in held_w for b in blocks)
+            else:
+                ok = not any(b in self.writing or b in self.reading or b in held_w or b in held_r for b in blocks)
+            if ok:
+                if timed:
+                    self.lags.append(now - (self.t0 + r.t_us / 1e6))
+                self.issue(j)
+                continue
+            if j not in self.waited:
+                self.waited.add(j)
+            keep.append(j)
+            if r.op in "RC":
+                held_r.update(blocks)
+            elif r.op in "WZT":
+                held_w.update(blocks)
+                write_held = True
+        return keep
 
     def flush_all(self):
         for h in self.handles:
@@ -369,7 +438,9 @@ def main():
         "lag_p99_ms": round(percentile(lags, 0.99) * 1e3, 1),
         "lag_max_ms": round(max(lags, default=0) * 1e3, 1),
         "late_10ms_share": round(sum(1 for x in lags if x > 0.01) / len(lags), 4) if lags else 0,
+        "waits_for_overlap": len(rp.waited),
         "errors": errors,
+        "first_error": f"{rp.first_error[1]} at {rp.first_error[0]} s" if rp.first_error else "",
     }
     os.makedirs(a.out_dir, exist_ok=True)
     with open(os.path.join(a.out_dir, f"{a.mode}.summary.csv"), "w", newline="") as f:
@@ -400,7 +471,8 @@ def main():
     log(f"done in {completion:.1f} s (trace {duration:.1f} s; lag p50 {summary['lag_p50_ms']} ms, "
         f"max {summary['lag_max_ms']} ms); local reads at {a.to_site} in the window {local:.1%} "
         f"of {int(here + fetched)} blocks; WAN {summary['wan_ab_mib']} MiB A->B, {summary['wan_ba_mib']} MiB B->A"
-        + (f"; {errors} errors {rp.errors}" if errors else "")
+        + (f"; {errors} errors {rp.errors}, the first {rp.first_error[0]} s into the workload "
+           f"after {rp.first_error[2]} s in flight" if errors else "")
         + (f"; adapted {rp.adapted}" if rp.adapted else ""))
     return 1 if errors else 0
 
