@@ -45,15 +45,15 @@ def goals(by):
     if p and len(by) > 1:
         others = {m: float(r["completion_s"]) for m, r in by.items() if m != "proactive"}
         cp = float(p["completion_s"])
-        text = ", ".join(f"{m} {c:.1f} s" for m, c in others.items())
-        out.append((f"proactive finishes first: {cp:.1f} s vs {text}", all(cp < c for c in others.values())))
+        text = ", ".join(f"{m} {c:.2f} s" for m, c in others.items())
+        out.append((f"proactive finishes first: {cp:.2f} s vs {text}", all(cp < c for c in others.values())))
     else:
         out.append(("proactive finishes first: needs proactive and another mode", None))
     return out
 
 
 def table(rows):
-    head = ["mode", "completion s", f"local reads at B ({rows[0]['window_s']} s)", "reads at B", "WAN MiB A->B", "WAN MiB B->A",
+    head = ["mode", "completion s", "local reads at B", "reads at B", "WAN MiB A->B", "WAN MiB B->A",
             "move pause s", "lag p50/max s", "errors"]
     lines = [head]
     for r in rows:
@@ -105,6 +105,7 @@ def plot(out, rows):
            "set datafile separator whitespace", "set style data histograms",
            "set style histogram clustered gap 1", "set style fill solid 0.8 border -1",
            "set title 'WAN traffic during the replay (Fig. 13b)'", "set ylabel 'MiB'", "unset xlabel",
+           "set key top left",
            "set xrange [*:*]", "set yrange [0:*]", "set xtics nomirror",
            f"plot '{bars}' using 3:xtic(1) title 'virginia -> taiwan', '' using 4 title 'taiwan -> virginia'",
            "unset multiplot"]
