@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replays a block trace (trace.py) against one image, moving the VM from site A to B.
+"""Replays a block trace (blocktrace.py) against one image, moving the VM from site A to B.
 
 Run by replay.sh with Debian's python3 (libnbd's binding); --help for the options.
 
@@ -33,7 +33,7 @@ import urllib.request
 import nbd
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import trace as blocktrace  # noqa: E402  (trace.py beside this file)
+import blocktrace  # noqa: E402  (beside this file)
 
 BLOCK = 4096
 

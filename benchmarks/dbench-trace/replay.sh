@@ -82,7 +82,7 @@ PY=(env PATH="/usr/bin:$PATH" python3)
 command -v gnuplot >/dev/null || "$REPO/bin/install-packages" gnuplot-nox ||
   log "gnuplot-nox not installed: no PNG"
 [[ -r $TRACE ]] || die "no trace $TRACE (record one with record.sh)"
-SIZE=$("${PY[@]}" -c 'import sys; sys.path.insert(0, sys.argv[1]); import trace; print(trace.read(sys.argv[2])[0]["size"])' \
+SIZE=$("${PY[@]}" -c 'import sys; sys.path.insert(0, sys.argv[1]); import blocktrace; print(blocktrace.read(sys.argv[2])[0]["size"])' \
   "$HERE" "$TRACE")
 
 HELIO_PID=''
@@ -125,7 +125,7 @@ start_cluster() {
 }
 
 mkdir -p "$OUT/logs"
-"${PY[@]}" "$HERE/trace.py" stats "$TRACE" | tee "$OUT/trace.txt" >&2
+"${PY[@]}" "$HERE/blocktrace.py" stats "$TRACE" | tee "$OUT/trace.txt" >&2
 done_modes=()
 for mode in $MODES; do
   log "== $mode"

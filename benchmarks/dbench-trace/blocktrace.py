@@ -21,8 +21,8 @@ A request depends on every request whose reply came before it reached the server
 (t_us + lat_us < its t_us): replay.py never issues it earlier than that.
 
 Usage:
-    trace.py convert LOG MARKERS OUT.csv.xz [KEY=VALUE ...]   nbdkit log -> trace
-    trace.py stats TRACE                                       what a trace holds
+    blocktrace.py convert LOG MARKERS OUT.csv.xz [KEY=VALUE ...]   nbdkit log -> trace
+    blocktrace.py stats TRACE                                       what a trace holds
 """
 import bisect
 import lzma
