@@ -150,7 +150,7 @@ kill -TERM "$NBDKIT_PID"
 for ((i = 0; i < 50; i++)); do alive "$NBDKIT_PID" || break; sleep 0.1; done
 
 log "converting $(wc -l <"$WORK/requests.log") log lines to $OUT"
-python3 "$HERE/blocktrace.py" convert "$WORK/requests.log" "$WORK/markers" "$OUT" \
+PYTHONDONTWRITEBYTECODE=1 python3 "$HERE/blocktrace.py" convert "$WORK/requests.log" "$WORK/markers" "$OUT" \
   "size=$SIZE_BYTES" \
   "setup=mkfs.ext4 $MKFS_OPTS DEV; mount DEV MNT (t_us < 0)" \
   "workload=${dbench_cmd[*]/$WORK\/mnt/MNT} (from t_us=0), then sync -f MNT; umount MNT" \

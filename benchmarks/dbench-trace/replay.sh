@@ -75,7 +75,7 @@ log() { printf '%s %s\n' "$(date +%T)" "$*" >&2; }
 die() { log "$*"; exit 1; }
 
 # Debian's python3 has libnbd's binding; a python3 earlier in PATH may not.
-PY=(env PATH="/usr/bin:$PATH" python3)
+PY=(env PATH="/usr/bin:$PATH" PYTHONDONTWRITEBYTECODE=1 python3)
 "${PY[@]}" -c 'import nbd' 2>/dev/null || {
   "$REPO/bin/install-packages" python3-libnbd || die "needs libnbd's Python binding (python3-libnbd)"
 }
@@ -154,6 +154,6 @@ done
   echo
 } >"$OUT/header.txt"
 cat "$OUT/header.txt"
-python3 "$HERE/report.py" "$OUT" "${done_modes[@]}"
+PYTHONDONTWRITEBYTECODE=1 python3 "$HERE/report.py" "$OUT" "${done_modes[@]}"
 cat "$OUT/header.txt" "$OUT/summary.txt" >"$OUT/summary.tmp" && mv "$OUT/summary.tmp" "$OUT/summary.txt"
 log "results in $OUT"
