@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -96,6 +97,19 @@ class TestSyncReplicator {
     }
 
     @Test
+    void aCopyRefusedByASiteThatHoldsANewerVersionCountsAsHeldThere() {
+        RecordingPeers peers = new RecordingPeers(Set.of());
+        peers.refusing.add("b");
+
+        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c"), 1).wrote(0, 1, 5, null);
+        peers.answerAll();
+        session.recordAll();
+
+        assertThat(ack).isCompleted();
+        assertThat(peers.pushed).containsOnlyKeys("b");
+    }
+
+    @Test
     void tooFewReachableSitesFailTheWrite() {
         RecordingPeers peers = new RecordingPeers(Set.of("b"));
 
@@ -172,6 +186,8 @@ class TestSyncReplicator {
     private static final class RecordingPeers implements Peers {
         final Map<String, List<Copy>> pushed = new TreeMap<>();
         private final Set<String> failing;
+        /** Sites that answer every push with "refused": they hold a newer version. */
+        final Set<String> refusing = new HashSet<>();
         private final List<Runnable> answers = new ArrayList<>();
 
         RecordingPeers(Set<String> failing) {
@@ -193,7 +209,7 @@ class TestSyncReplicator {
                     answer.completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, site + " is down"));
                 } else {
                     boolean[] stored = new boolean[copies.size()];
-                    Arrays.fill(stored, true);
+                    Arrays.fill(stored, !refusing.contains(site));
                     answer.complete(stored);
                 }
             });
