@@ -52,6 +52,11 @@ public record Replication(
         transitions = Map.copyOf(rows);
     }
 
+    /** These settings with another mode. */
+    public Replication withMode(Mode other) {
+        return new Replication(other, k, s, home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, transitions);
+    }
+
     /** The row of {@code site}: where the image's VM goes next from there; empty when the table has no row for it. */
     public Map<String, Double> row(String site) {
         return transitions.getOrDefault(site, Map.of());

@@ -222,6 +222,9 @@ public final class StorageServer implements AutoCloseable {
         ScheduledFuture<?> siteRefresh = scheduler.scheduleWithFixedDelay(listSites, CATALOG_REFRESH.toMillis(), CATALOG_REFRESH.toMillis(),
                 TimeUnit.MILLISECONDS);
         components.push(() -> siteRefresh.cancel(false));
+        ScheduledFuture<?> settingsRefresh = scheduler.scheduleWithFixedDelay(() -> replicas.modes().refresh(controller::replication),
+                CATALOG_REFRESH.toMillis(), CATALOG_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        components.push(() -> settingsRefresh.cancel(false));
         RttProber prober = new RttProber(replicas.peers(), replicas.sites(), controller::reportRtt, scheduler, RTT_INTERVAL, RTT_PROBES);
         prober.start();
         components.push(prober);

@@ -30,6 +30,9 @@ public interface Controller extends AutoCloseable {
     /** The registered sites, this one included, in name order. */
     List<SiteAddress> sites();
 
+    /** The image's replication settings as the catalog has them now (K, S, cap and budget change while it is open). */
+    Replication replication(String image);
+
     /** Stores the round-trip time this site measured to each peer (the median of several probes), replacing its earlier report. */
     void reportRtt(Map<String, Duration> rtts);
 

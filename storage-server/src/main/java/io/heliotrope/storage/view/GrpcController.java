@@ -78,6 +78,11 @@ public final class GrpcController implements Controller {
     }
 
     @Override
+    public Replication replication(String image) {
+        return call(() -> replication(blocking().getImage(GetImageRequest.newBuilder().setName(image).build()).getConfig()));
+    }
+
+    @Override
     public Map<String, UUID> images() {
         return call(() -> {
             Map<String, UUID> images = new LinkedHashMap<>();

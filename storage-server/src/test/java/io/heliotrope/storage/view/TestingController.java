@@ -137,6 +137,11 @@ public final class TestingController {
             public void register(String grpcAddress, String nbdAddress) {}
 
             @Override
+            public Replication replication(String image) {
+                return Replication.defaults(site);
+            }
+
+            @Override
             public Map<String, UUID> images() {
                 synchronized (TestingController.this) {
                     return new TreeMap<>(identities);

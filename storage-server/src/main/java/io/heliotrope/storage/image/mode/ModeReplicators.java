@@ -1,12 +1,15 @@
 package io.heliotrope.storage.image.mode;
 
+import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.Replication.Mode;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.SiteDirectory;
+import io.heliotrope.storage.propagation.ImagePropagation;
 import io.heliotrope.storage.propagation.PropagationManager;
 import io.heliotrope.storage.propagation.PushGuard;
 import io.heliotrope.storage.view.Replicator;
@@ -17,6 +20,8 @@ import org.slf4j.LoggerFactory;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
@@ -34,6 +39,8 @@ public final class ModeReplicators implements ReplicatorFactory {
     private final Peers peers;
     private final SiteDirectory sites;
     private final ViewCache view;
+    /** The images open for write here in the proactive mode, by name. */
+    private final Map<String, ImagePropagation> pushing = new ConcurrentHashMap<>();
 
     public ModeReplicators(String site, PropagationManager propagation, Peers peers, SiteDirectory sites, ViewCache view) {
         this.site = requireNonNull(site, "site is null");
@@ -48,7 +55,11 @@ public final class ModeReplicators implements ReplicatorFactory {
         ImageInfo image = session.info();
         Replication replication = session.replication();
         return switch (replication.mode()) {
-            case PROACTIVE -> new ProactiveReplicator(propagation.open(image, guard(image), replication));
+            case PROACTIVE -> {
+                ImagePropagation pushes = propagation.open(image, guard(image), replication);
+                pushing.put(image.name(), pushes);
+                yield new ProactiveReplicator(pushes, () -> pushing.remove(image.name(), pushes));
+            }
             case SYNC -> new SyncReplicator(peers, session, preferred(replication), replication.syncCopies());
             case ON_DEMAND -> Replicator.NONE;
             case REMOTE -> {
@@ -56,6 +67,20 @@ public final class ModeReplicators implements ReplicatorFactory {
                 yield Replicator.NONE;
             }
         };
+    }
+
+    /**
+     * Applies the catalog's K, S, cap, budget and transition table to the images pushing
+     * from here, as they change at run time; a change of mode waits for the image's next open.
+     */
+    public void refresh(Function<String, Replication> catalog) {
+        pushing.forEach((name, pushes) -> {
+            try {
+                pushes.update(catalog.apply(name).withMode(Mode.PROACTIVE));
+            } catch (HeliotropeException e) {
+                log.debug("{}: replication settings not refreshed: {}", name, e.getMessage());
+            }
+        });
     }
 
     /** A copy whose version is not yet committed stays away from the site that holds the committed one. */

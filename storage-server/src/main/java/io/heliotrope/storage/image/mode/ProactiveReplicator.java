@@ -15,9 +15,11 @@ import static java.util.Objects.requireNonNull;
  */
 final class ProactiveReplicator implements Replicator {
     private final ImagePropagation propagation;
+    private final Runnable onClose;
 
-    ProactiveReplicator(ImagePropagation propagation) {
+    ProactiveReplicator(ImagePropagation propagation, Runnable onClose) {
         this.propagation = requireNonNull(propagation, "propagation is null");
+        this.onClose = requireNonNull(onClose, "onClose is null");
     }
 
     @Override
@@ -34,6 +36,7 @@ final class ProactiveReplicator implements Replicator {
 
     @Override
     public void close() {
+        onClose.run();
         propagation.close();
     }
 }
