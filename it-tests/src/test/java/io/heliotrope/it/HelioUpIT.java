@@ -15,13 +15,14 @@ import java.util.regex.Pattern;
 import static io.heliotrope.it.Tools.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code helio up}, the embedded default a new user runs first. */
+/** {@code helio up}, the embedded default a new user runs first: two sites behind an emulated WAN. */
 class HelioUpIT {
     private static final Pattern DEMO_URL = Pattern.compile("demo image : (nbd://127\\.0\\.0\\.1:\\d+/demo)\\n");
+    private static final Pattern TAIWAN_URL = Pattern.compile("taiwan +: (nbd://127\\.0\\.0\\.1:\\d+/demo) ");
     private static final Pattern METRICS_URL = Pattern.compile("metrics +: (http://\\S+/metrics)\\n");
 
     @Test
-    void upServesTheDemoImageAndMetrics(@TempDir Path dataDir) throws Exception {
+    void upServesTheDemoImageAtBothSitesAndMetrics(@TempDir Path dataDir) throws Exception {
         List<String> command = Tools.helioCommand(List.of("-Xmx1g"), "up", "--data-dir", dataDir.toString(),
                 "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--controller-port", "0");
 
@@ -35,6 +36,11 @@ class HelioUpIT {
             assertThat(metrics.statusCode()).isEqualTo(200);
             assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
             assertThat(metrics.body()).contains("# TYPE heliotrope_nbd_requests_total counter", "heliotrope_nbd_requests_total{");
+            String taiwan = up.awaitOutput(TAIWAN_URL, Duration.ofSeconds(10)).group(1);
+            ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 1M 64k", demo);
+            Await.until("the demo image closed at virginia", Duration.ofSeconds(60), () -> up.output().contains("demo: closed"));
+            ok("qemu-io", "-f", "raw", "-c", "read -P 0x5a 1M 64k", taiwan);
+            assertThat(ok("nbdinfo", "--map=heliotrope:locality", taiwan).stdout()).containsPattern("1048576 +65536 +0\\n");
             assertThat(up.stop()).as("stopped within 20 s of SIGTERM; output:%n%s", up.output()).isTrue();
         }
     }

@@ -58,6 +58,11 @@ public final class ImageExports {
         return sessions.imageNames();
     }
 
+    /** Whether a client may select metadata contexts of {@code name}: answered from memory; an open decides for good. */
+    public boolean mayExist(String name) {
+        return sessions.mayExist(name);
+    }
+
     /** Opens an image for one connection (or import); closing the device ends that use. */
     public CompletableFuture<BlockDevice> open(String name) {
         CompletableFuture<OpenImage> image;

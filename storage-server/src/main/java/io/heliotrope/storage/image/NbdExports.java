@@ -29,6 +29,11 @@ public final class NbdExports implements ExportCatalog {
     }
 
     @Override
+    public boolean exists(String name) {
+        return exports.mayExist(name);
+    }
+
+    @Override
     public CompletableFuture<BlockDevice> open(String name) {
         return exports.open(name);
     }

@@ -178,6 +178,17 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     /** Dirty until flushed to the controller. */
+    /**
+     * The catalog as last refreshed names every image but those created since the last
+     * refresh (a few seconds): an unknown name is left to the open, which asks the
+     * controller (a client that selects a metadata context right after creating its image
+     * would otherwise get none).
+     */
+    @Override
+    public boolean mayExist(String name) {
+        return true;
+    }
+
     @Override
     public Dirty dirty() {
         return Dirty.RECORD;
