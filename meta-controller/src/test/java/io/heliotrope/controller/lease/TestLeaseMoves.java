@@ -30,10 +30,8 @@ class TestLeaseMoves {
 
     @BeforeEach
     void start(EmbeddedZooKeeper zooKeeper) {
-        controller = new TestingController(zooKeeper, TestingController.newRoot(), clock, TestingController.MANUAL);
+        controller = TestingController.withImage(zooKeeper, clock, "vm", "a", "b", "c");
         service = controller.service();
-        controller.registerSites("a", "b", "c");
-        controller.createImage("vm", 1024);
     }
 
     @AfterEach

@@ -33,10 +33,8 @@ class TestSyncRecovery {
 
     @BeforeEach
     void start(EmbeddedZooKeeper zooKeeper) {
-        controller = new TestingController(zooKeeper, TestingController.newRoot(), clock, TestingController.MANUAL);
+        controller = TestingController.withImage(zooKeeper, clock, "vm", "a", "b", "c", "d");
         service = controller.service();
-        controller.registerSites("a", "b", "c", "d");
-        controller.createImage("vm", 1024);
     }
 
     @AfterEach

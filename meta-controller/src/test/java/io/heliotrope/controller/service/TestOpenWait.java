@@ -29,10 +29,8 @@ class TestOpenWait {
 
     @BeforeEach
     void start(EmbeddedZooKeeper zooKeeper) {
-        controller = new TestingController(zooKeeper, TestingController.newRoot(), clock, TestingController.MANUAL);
+        controller = TestingController.withImage(zooKeeper, clock, "vm", "a", "b");
         service = controller.service();
-        controller.registerSites("a", "b");
-        controller.createImage("vm", 1024);
     }
 
     @AfterEach

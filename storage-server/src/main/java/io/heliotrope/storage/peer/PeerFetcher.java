@@ -15,10 +15,13 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -67,7 +70,7 @@ public final class PeerFetcher implements BlockFetcher {
         List<CompletableFuture<Void>> futures = new ArrayList<>(blocks.size());
         Map<String, List<Pending>> byHolder = new LinkedHashMap<>();
         for (GlobalBlock block : blocks) {
-            Key key = new Key(image.id(), block.block(), block.version());
+            Key key = new Key(image.id(), block.block(), block.version(), replace);
             CompletableFuture<Void> created = new CompletableFuture<>();
             CompletableFuture<Void> existing = inFlight.putIfAbsent(key, created);
             futures.add(existing != null ? existing : created);
@@ -118,7 +121,7 @@ public final class PeerFetcher implements BlockFetcher {
             byBlock.put(copy.block(), copy);
         }
         List<Copy> arrived = new ArrayList<>();
-        List<Pending> missing = new ArrayList<>();
+        Set<Pending> missing = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Pending pending : pendings) {
             Copy copy = byBlock.get(pending.block());
             if (copy != null && copy.version() == pending.version()) {
@@ -138,7 +141,7 @@ public final class PeerFetcher implements BlockFetcher {
                 pending.future().complete(null);
             }
         }
-        retryElsewhere(route, missing, new HeliotropeException(ErrorCode.BLOCK_NOT_LOCAL, "site '" + route.site() + "' does not have it"));
+        retryElsewhere(route, List.copyOf(missing), new HeliotropeException(ErrorCode.BLOCK_NOT_LOCAL, "site '" + route.site() + "' does not have it"));
     }
 
     /** Asks the next site that may hold each block's version, or fails a block once every site was asked. */
@@ -167,7 +170,8 @@ public final class PeerFetcher implements BlockFetcher {
                 : new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, HeliotropeException.rootMessage(cause), cause);
     }
 
-    private record Key(long imageId, long block, long version) {}
+    /** A fetch for one session joins only that session's: another's rule may keep other local copies. */
+    private record Key(long imageId, long block, long version, CopyRule replace) {}
 
     private record Route(String site, ImageInfo image, CopyRule replace) {}
 

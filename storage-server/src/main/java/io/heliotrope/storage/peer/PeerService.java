@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -81,7 +83,9 @@ public final class PeerService {
     /**
      * Stores the copies that the push policy's rule accepts, durably, making this site's copy
      * of the image first when it has none. Refuses every copy when another image (of another
-     * identity) holds the name here. Completes with, per copy, whether it was stored.
+     * identity) holds the name here. Completes with, per copy, whether this site holds it
+     * now: stored, or a version at least as new already here (pushes of one block may
+     * arrive out of order). A copy refused by the fence or the policy is not held.
      */
     public CompletableFuture<boolean[]> push(ImageRef image, List<Copy> copies) {
         if (image.identity() == null) {
@@ -177,19 +181,24 @@ public final class PeerService {
                 taken.add(copies.get(i));
             }
         }
-        boolean[] done;
+        Map<Copy, Boolean> held = new IdentityHashMap<>();
         fencing.readLock().lock();
         try {
             long fence = fences.fence(image.id());
             CopyRule rule = policy.ruleFor(image);
-            done = store.storeCopies(image.id(), taken, (copy, local) -> Version.epochOf(copy.version()) >= fence && rule.accepts(copy, local), true);
+            store.storeCopies(image.id(), taken, (copy, local) -> {
+                boolean takes = Version.epochOf(copy.version()) >= fence && rule.accepts(copy, 0);
+                boolean accepted = takes && rule.accepts(copy, local);
+                held.put(copy, accepted || takes && local >= copy.version());
+                return accepted;
+            }, true);
         } catch (HeliotropeException e) {
             return ifRemoved(e, stored);
         } finally {
             fencing.readLock().unlock();
         }
-        for (int i = 0; i < done.length; i++) {
-            stored[positions[i]] = done[i];
+        for (int i = 0; i < taken.size(); i++) {
+            stored[positions[i]] = held.getOrDefault(taken.get(i), false);
         }
         return stored;
     }

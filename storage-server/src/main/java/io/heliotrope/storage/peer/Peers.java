@@ -22,7 +22,11 @@ public interface Peers extends AutoCloseable {
      */
     CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted);
 
-    /** Pushes copies to {@code site}; completes with, per copy, whether that site stored it. */
+    /**
+     * Pushes copies to {@code site}; completes with, per copy, whether that site holds it:
+     * stored now, or a version at least as new was there already. A copy the site refuses
+     * (its image open for write there, the copy's epoch fenced, the name another image's) is not held.
+     */
     CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies);
 
     /**

@@ -67,7 +67,8 @@ public final class RttProber implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("RTT round: cannot read the site directory", e);
         }
-        CompletableFuture.allOf(medians.values().toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
+        // The report is a blocking call to the controller: on the scheduler, never on the gRPC thread that answered the last ping.
+        CompletableFuture.allOf(medians.values().toArray(CompletableFuture[]::new)).whenCompleteAsync((ignored, failure) -> {
             Map<String, Duration> rtts = new TreeMap<>();
             medians.forEach((site, median) -> {
                 if (median.join() != null) {
@@ -80,7 +81,7 @@ public final class RttProber implements AutoCloseable {
                 log.warn("RTT round: the report of {} sites failed", rtts.size(), e);
             }
             schedule(interval);
-        });
+        }, scheduler);
     }
 
     /** The median, or null for a site that did not answer; logs the changes between the two. */

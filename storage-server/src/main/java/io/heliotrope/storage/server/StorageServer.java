@@ -131,7 +131,10 @@ public final class StorageServer implements AutoCloseable {
             DefaultDeviceFactory devices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
                     replicas == null ? ReplicatorFactory.NONE : replicas.modes(), StorageMetrics.reads(registry), storeCalls, storeThreads == 0, flushes,
                     ByteBufAllocator.DEFAULT);
-            ImageExports exports = new ImageExports(sessions, devices, sessionCalls);
+            // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
+            ExecutorService openCalls = BoundedExecutors.fixed("site-opens", OPEN_THREADS, QUEUED_PER_IMAGE);
+            components.push(() -> BoundedExecutors.shutdown(openCalls, SHUTDOWN_PATIENCE));
+            ImageExports exports = new ImageExports(sessions, devices, openCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry));
             components.push(nbd);
@@ -179,7 +182,9 @@ public final class StorageServer implements AutoCloseable {
         PropagationManager propagation = new PropagationManager(config.site(), store, peers, pushSteps, pushReads, Clock.systemUTC(), new SplittableRandom(),
                 PropagationConfig.DEFAULT, new PropagationMetrics(registry));
         components.push(propagation);
-        PeerService service = new PeerService(store, view, image -> sessions.isOpen(image.name()) ? (copy, local) -> false : CopyRule.NEWER, peerStore);
+        // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
+        PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.isOpen(image.name()) && CopyRule.NEWER.accepts(copy, local),
+                peerStore);
         return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()),
                 new ModeReplicators(config.site(), propagation, peers, sites, view), new PeerGrpcService(service, sites, peerMetrics));
     }
@@ -267,6 +272,8 @@ public final class StorageServer implements AutoCloseable {
     /** Opens and closes of some images wait on the controller; renewals of the others must not queue behind them. */
     private static final int SESSION_THREADS = 8;
     private static final int ADMIN_THREADS = 2;
+    /** Opens and closes of as many images at once; more wait their turn. */
+    private static final int OPEN_THREADS = 8;
     /** FLUSHes take turns on the store's write lock, and one that waits shares the next one's sync: two threads keep one waiting. */
     private static final int FLUSH_THREADS = 2;
     /** gRPC callbacks only convert and hand calls on. */

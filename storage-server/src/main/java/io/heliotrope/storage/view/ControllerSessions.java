@@ -58,6 +58,11 @@ public final class ControllerSessions implements ImageSessions {
     private final AtomicLong orphanedBlocks = new AtomicLong();
     /** Images with a session open here. */
     private final Set<String> active = ConcurrentHashMap.newKeySet();
+    /**
+     * Images whose session is starting here: from before the stale blocks are found, a copy
+     * pushed by another site could take the place of one found current.
+     */
+    private final Set<String> opening = ConcurrentHashMap.newKeySet();
     /** Per image, the turn of its last open, close or recovery; it completes when that ends. */
     private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
     private volatile List<String> names = List.of();
@@ -177,7 +182,6 @@ public final class ControllerSessions implements ImageSessions {
         return names;
     }
 
-    /** Dirty until flushed to the controller. */
     /**
      * The catalog as last refreshed names every image but those created since the last
      * refresh (a few seconds): an unknown name is left to the open, which asks the
@@ -189,6 +193,7 @@ public final class ControllerSessions implements ImageSessions {
         return true;
     }
 
+    /** Dirty until flushed to the controller. */
     @Override
     public Dirty dirty() {
         return Dirty.RECORD;
@@ -201,6 +206,15 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     private ImageSession start(String name) {
+        opening.add(name);
+        try {
+            return started(name);
+        } finally {
+            opening.remove(name);
+        }
+    }
+
+    private ImageSession started(String name) {
         ImageInfo local = localCopy(name);
         if (local != null) {
             // An earlier session that could not flush at close goes first (recovery: flushed if its holding is still
@@ -238,9 +252,9 @@ public final class ControllerSessions implements ImageSessions {
         return new ActiveSession(session, opened.replication());
     }
 
-    /** Whether the image is open for write here: copies from other sites must not land in it. */
+    /** Whether the image is open for write here, or opening: copies from other sites must not land in it. */
     public boolean isOpen(String name) {
-        return active.contains(name);
+        return opening.contains(name) || active.contains(name);
     }
 
     /** A session that leaves the active set once closed. */

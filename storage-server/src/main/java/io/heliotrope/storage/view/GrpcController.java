@@ -4,6 +4,8 @@ import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.grpc.ResponseFuture;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.controller.v1.BlockMetadata;
@@ -210,7 +212,10 @@ public final class GrpcController implements Controller {
             case PROPAGATION_MODE_ON_DEMAND -> Replication.Mode.ON_DEMAND;
             case PROPAGATION_MODE_SYNC -> Replication.Mode.SYNC;
             case PROPAGATION_MODE_REMOTE -> Replication.Mode.REMOTE;
-            case PROPAGATION_MODE_PROACTIVE, PROPAGATION_MODE_UNSPECIFIED, UNRECOGNIZED -> Replication.Mode.PROACTIVE;
+            case PROPAGATION_MODE_PROACTIVE, PROPAGATION_MODE_UNSPECIFIED -> Replication.Mode.PROACTIVE;
+            // A mode this build does not know must not be served with weaker guarantees than it promises.
+            case UNRECOGNIZED -> throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + config.getName()
+                    + "' has a replication mode this site does not know (" + config.getModeValue() + "): upgrade the site");
         };
         return new Replication(mode, config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(),
                 config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions);

@@ -160,7 +160,7 @@ class TestPeerFetcher {
     }
 
     /** Sites with scripted copies, silent until {@link #release()}. */
-    private static final class ScriptedPeers implements Peers {
+    private static final class ScriptedPeers extends AbstractTestingPeers {
         private final Map<String, Map<Long, Copy>> copies = new HashMap<>();
         private final List<String> requests = new ArrayList<>();
         private final CompletableFuture<Void> released = new CompletableFuture<>();
@@ -199,28 +199,5 @@ class TestPeerFetcher {
         private static long wantedVersion(List<Wanted> wanted, long block) {
             return wanted.stream().filter(w -> w.block() == block).findFirst().orElseThrow().version();
         }
-
-        @Override
-        public CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> pushed) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public CompletableFuture<Duration> ping(String site) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void close() {}
     }
 }

@@ -118,14 +118,14 @@ class TestPeerService {
     }
 
     @Test
-    void pushStoresNewerCopiesAndRefusesOthers() {
+    void pushStoresNewerCopiesAndAnswersThatItHoldsOlderOnesWhereItHasANewerVersion() {
         long id = store.createImage("disk", SIZE, disk.identity()).id();
         store.write(id, 1, filled(1), 10, SKIP, false);
         store.write(id, 2, filled(2), 10, SKIP, false);
 
         boolean[] stored = service.push(disk, List.of(new Copy(1, 11, filled(3)), new Copy(2, 9, filled(4)), new Copy(3, 5, null), new Copy(16, 5, filled(5)))).join();
 
-        assertThat(stored).containsExactly(true, false, true, false);
+        assertThat(stored).as("block 2: a newer version is here, block 16: beyond the end").containsExactly(true, true, true, false);
         assertThat(read(id, 1)).isEqualTo(filled(3));
         assertThat(read(id, 2)).isEqualTo(filled(2));
         assertThat(store.usage(id).zeroBlocks()).isEqualTo(1);

@@ -2,8 +2,8 @@ package io.heliotrope.storage.propagation;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
-import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.peer.AbstractTestingPeers;
 import io.heliotrope.storage.peer.Peers;
 
 import java.time.Clock;
@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * completes on the scheduler after the link has carried it, one push after the other at
  * the link's rate, plus a round trip.
  */
-final class TestingPeers implements Peers {
+final class TestingPeers extends AbstractTestingPeers {
     private final TestingScheduler scheduler;
     private final List<Push> pushes = new ArrayList<>();
     private final Set<String> failing = new HashSet<>();
@@ -97,27 +97,4 @@ final class TestingPeers implements Peers {
         }, linkFreeNanos - now + roundTrip.toNanos(), TimeUnit.NANOSECONDS);
         return done;
     }
-
-    @Override
-    public CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted) {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public CompletableFuture<Long> fence(String site, ImageRef image, long belowEpoch) {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public CompletableFuture<Duration> ping(String site) {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public void close() {}
 }

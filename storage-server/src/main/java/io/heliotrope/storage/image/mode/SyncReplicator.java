@@ -68,8 +68,11 @@ final class SyncReplicator implements Replicator {
             return CompletableFuture.failedFuture(tooFew(first));
         }
         List<Copy> blocks = new ArrayList<>();
+        // Our own copy: the NBD payload goes back to its pool once the write is answered, and a
+        // push that failed over to another site may still be sending from it then.
+        ByteBuffer own = data == null ? null : ByteBuffer.allocate(data.remaining()).put(data.duplicate()).flip();
         for (int i = 0; i < count; i++) {
-            blocks.add(new Copy(first + i, version, data == null ? null : data.slice(data.position() + i * BLOCK_SIZE, BLOCK_SIZE)));
+            blocks.add(new Copy(first + i, version, data == null ? null : own.slice(i * BLOCK_SIZE, BLOCK_SIZE)));
         }
         Set<String> tried = ConcurrentHashMap.newKeySet();
         tried.addAll(targets);
@@ -86,17 +89,20 @@ final class SyncReplicator implements Replicator {
     }
 
     /**
-     * Pushes to {@code site}, moving on to the next site not yet tried if it fails; completes
-     * with the site that holds the copies. A copy the site refuses is one it holds a newer
-     * version of: writes to one block in flight together travel on several connections, and
-     * the later one may land first (64 such writes at once failed 44 times when a refusal
-     * counted as a failure). The newer version is this session's too, and recovery commits
-     * the newest a sync site holds, so the older write is not lost by it; a site that
-     * refuses because the image is open there, or because this epoch is fenced, cannot see
-     * pushes from a live holder.
+     * Pushes to {@code site}, moving on to the next site not yet tried if it fails or does
+     * not hold every copy (a site holds a copy it refused for holding a newer version: writes
+     * to one block in flight together may land out of order); completes with the site that
+     * holds the copies.
      */
     private CompletableFuture<String> pushFrom(String site, Set<String> tried, List<Copy> blocks, long first) {
-        return peers.push(site, image, blocks).thenApply(stored -> site).exceptionallyCompose(failure -> {
+        return peers.push(site, image, blocks).thenApply(held -> {
+            for (boolean one : held) {
+                if (!one) {
+                    throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "site '" + site + "' refused the copy");
+                }
+            }
+            return site;
+        }).exceptionallyCompose(failure -> {
             String replacement = replace(site, tried);
             if (replacement == null) {
                 return CompletableFuture.failedFuture(tooFew(first));
