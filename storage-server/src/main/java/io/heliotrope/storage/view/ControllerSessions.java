@@ -1,6 +1,5 @@
 package io.heliotrope.storage.view;
 
-import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockVersion;
@@ -49,6 +48,7 @@ public final class ControllerSessions implements ImageSessions {
 
     private final String site;
     private final BlockStore store;
+    private final LocalCopies copies;
     private final ViewCache view;
     private final Controller controller;
     private final HoldingRecovery recovery;
@@ -77,6 +77,7 @@ public final class ControllerSessions implements ImageSessions {
             ScheduledExecutorService scheduler, Duration checkpointInterval, long checkpointBlocks) {
         this.site = requireNonNull(site, "site is null");
         this.store = requireNonNull(store, "store is null");
+        this.copies = new LocalCopies(store);
         this.view = requireNonNull(view, "view is null");
         this.controller = requireNonNull(controller, "controller is null");
         this.recovery = requireNonNull(recovery, "recovery is null");
@@ -120,7 +121,7 @@ public final class ControllerSessions implements ImageSessions {
         try {
             UUID identity = controller.images().get(image.name());
             if (!image.isCopyOf(identity)) {
-                drop(image, identity);
+                copies.drop(image, identity);
                 return;
             }
             Controller.LeaseState lease = controller.lease(image.name());
@@ -151,7 +152,7 @@ public final class ControllerSessions implements ImageSessions {
      */
     public void refresh() {
         // Listed before the catalog is read: a copy made after the read would look removed.
-        List<ImageInfo> copies = store.listImages();
+        List<ImageInfo> here = store.listImages();
         Map<String, UUID> catalog;
         try {
             catalog = controller.images();
@@ -160,14 +161,14 @@ public final class ControllerSessions implements ImageSessions {
             return;
         }
         names = List.copyOf(catalog.keySet());
-        for (ImageInfo copy : copies) {
+        for (ImageInfo copy : here) {
             UUID identity = catalog.get(copy.name());
             if (!copy.isCopyOf(identity)) {
                 ifIdle(copy.name(), () -> {
-                    ImageInfo current = localCopy(copy.name());
+                    ImageInfo current = copies.find(copy.name());
                     if (!active.contains(copy.name()) && current != null && current.id() == copy.id()) {
                         try {
-                            drop(copy, identity);
+                            copies.drop(copy, identity);
                         } catch (HeliotropeException e) {
                             log.warn("{}: cannot drop the local copy of a removed image: {}", copy.name(), e.getMessage());
                         }
@@ -215,12 +216,12 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     private ImageSession started(String name) {
-        ImageInfo local = localCopy(name);
+        ImageInfo local = copies.find(name);
         if (local != null) {
             // An earlier session that could not flush at close goes first (recovery: flushed if its holding is still
             // current, else orphaned; dropped with the copy if that is of a removed image).
             recover(local);
-            local = localCopy(name);
+            local = copies.find(name);
         }
         long grantedAt = System.nanoTime();
         Controller.Opened opened = controller.open(name, local == null ? 0 : view.metaSeq(local.id()));
@@ -229,13 +230,13 @@ public final class ControllerSessions implements ImageSessions {
         try {
             if (local != null && !local.isCopyOf(opened.identity())) {
                 // The metadata since the copy's metaSeq is another image's: start afresh, under a lease taken anew.
-                drop(local, opened.identity());
+                copies.drop(local, opened.identity());
                 local = null;
                 grantedAt = System.nanoTime();
                 opened = controller.open(name, 0);
             }
             if (local == null) {
-                local = createCopy(name, opened.identity(), opened.sizeBytes());
+                local = copies.create(name, opened.identity(), opened.sizeBytes());
             }
             info = local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
             session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, view, controller, this::orphan, scheduler);
@@ -329,34 +330,6 @@ public final class ControllerSessions implements ImageSessions {
                 return null;
             });
         }
-    }
-
-    /** This site's copy of the image, made now; a peer's push may have made it meanwhile (then it must be a copy of the same image). */
-    private ImageInfo createCopy(String name, UUID identity, long sizeBytes) {
-        try {
-            return store.createImage(name, sizeBytes, identity);
-        } catch (HeliotropeException e) {
-            ImageInfo made = e.code() == ErrorCode.IMAGE_EXISTS ? localCopy(name) : null;
-            if (made == null || !made.isCopyOf(identity)) {
-                throw e;
-            }
-            return made;
-        }
-    }
-
-    private ImageInfo localCopy(String name) {
-        return store.listImages().stream().filter(image -> image.name().equals(name)).findFirst().orElse(null);
-    }
-
-    /** Drops a copy of a removed image: its blocks, dirty entries, view and block file. */
-    private void drop(ImageInfo copy, UUID identity) {
-        int unflushed = store.dirtyBlocks(copy.id()).size();
-        if (unflushed > 0) {
-            log.warn("{}: dropping {} blocks written here and never flushed: they belong to a removed image", copy.name(), unflushed);
-        }
-        store.deleteImage(copy.name());
-        log.info("{}: local copy of image {} dropped, {}", copy.name(), copy.identity() == null ? "(no identity)" : copy.identity(),
-                identity == null ? "the controller no longer has it" : "the controller's image of this name is " + identity);
     }
 
     /** Runs {@code action} in the image's turn if nobody has it now, else not at all. */
