@@ -9,6 +9,7 @@ import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.LocalCopies;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.view.ViewCache;
@@ -26,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static java.util.Objects.requireNonNull;
@@ -51,6 +53,7 @@ public final class PeerService {
     private static final Logger log = LoggerFactory.getLogger(PeerService.class);
 
     private final BlockStore store;
+    private final LocalCopies copies;
     private final ViewCache fences;
     private final PushPolicy policy;
     private final ExecutorService storeCalls;
@@ -64,6 +67,7 @@ public final class PeerService {
     /** @param fences the view cache of {@code store}, which keeps the fences */
     public PeerService(BlockStore store, ViewCache fences, PushPolicy policy, ExecutorService storeCalls) {
         this.store = requireNonNull(store, "store is null");
+        this.copies = new LocalCopies(store);
         this.fences = requireNonNull(fences, "fences is null");
         this.policy = requireNonNull(policy, "policy is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
@@ -74,10 +78,7 @@ public final class PeerService {
      * order asked: a block with data, or a zero marker without; any other block is left out.
      */
     public CompletableFuture<List<Copy>> fetch(ImageRef image, List<Wanted> wanted) {
-        if (image.identity() == null) {
-            return CompletableFuture.failedFuture(noIdentity(image));
-        }
-        return BoundedExecutors.supplyAsync(() -> readCopies(image, wanted), storeCalls, "peer service");
+        return call(image, () -> readCopies(image, wanted));
     }
 
     /**
@@ -88,10 +89,7 @@ public final class PeerService {
      * arrive out of order). A copy refused by the fence or the policy is not held.
      */
     public CompletableFuture<boolean[]> push(ImageRef image, List<Copy> copies) {
-        if (image.identity() == null) {
-            return CompletableFuture.failedFuture(noIdentity(image));
-        }
-        return BoundedExecutors.supplyAsync(() -> storeCopies(image, copies), storeCalls, "peer service");
+        return call(image, () -> storeCopies(image, copies));
     }
 
     /**
@@ -101,27 +99,21 @@ public final class PeerService {
      * When the name is another image's here, no copy of this one can land anyway.
      */
     public CompletableFuture<Long> fence(ImageRef image, long belowEpoch) {
-        if (image.identity() == null) {
-            return CompletableFuture.failedFuture(noIdentity(image));
-        }
-        return BoundedExecutors.supplyAsync(() -> raiseFence(image, belowEpoch), storeCalls, "peer service");
+        return call(image, () -> raiseFence(image, belowEpoch));
     }
 
     /** The blocks whose local copy of {@code image} has a version of the epochs {@code firstEpoch} to {@code lastEpoch}, in block order. */
     public CompletableFuture<List<BlockVersion>> collect(ImageRef image, long firstEpoch, long lastEpoch) {
-        if (image.identity() == null) {
-            return CompletableFuture.failedFuture(noIdentity(image));
-        }
-        return BoundedExecutors.supplyAsync(() -> {
+        return call(image, () -> {
             List<BlockVersion> found = new ArrayList<>();
-            named(image.name()).filter(local -> local.isCopyOf(image.identity())).ifPresent(local -> store.forEachBlock(local.id(), block -> {
+            copyOf(image).ifPresent(local -> store.forEachBlock(local.id(), block -> {
                 long epoch = Version.epochOf(block.version());
                 if (epoch >= firstEpoch && epoch <= lastEpoch) {
                     found.add(block);
                 }
             }));
             return found;
-        }, storeCalls, "peer service");
+        });
     }
 
     private long raiseFence(ImageRef ref, long belowEpoch) {
@@ -140,7 +132,7 @@ public final class PeerService {
     }
 
     private List<Copy> readCopies(ImageRef ref, List<Wanted> wanted) {
-        Optional<ImageInfo> found = named(ref.name()).filter(image -> image.isCopyOf(ref.identity()));
+        Optional<ImageInfo> found = copyOf(ref);
         if (found.isEmpty()) {
             return List.of();
         }
@@ -205,29 +197,33 @@ public final class PeerService {
 
     /** This site's copy of the image, made now when there is none; empty when the name is another image's. */
     private Optional<ImageInfo> copyFor(ImageRef ref) {
-        Optional<ImageInfo> local = named(ref.name());
-        if (local.isEmpty()) {
-            try {
-                ImageInfo created = store.createImage(ref.name(), ref.sizeBytes(), ref.identity());
-                log.info("{}: copy of image {} created for a push from a peer", ref.name(), ref.identity());
-                return Optional.of(created);
-            } catch (HeliotropeException e) {
-                if (e.code() != ErrorCode.IMAGE_EXISTS) {
-                    throw e;
-                }
-                // Another push made it meanwhile.
-                local = named(ref.name());
-            }
+        Optional<ImageInfo> local = copyOf(ref);
+        if (local.isPresent() || copies.find(ref.name()) != null) {
+            return local;
         }
-        return local.filter(image -> image.isCopyOf(ref.identity()));
+        try {
+            ImageInfo created = copies.create(ref.name(), ref.identity(), ref.sizeBytes());
+            log.info("{}: copy of image {} made for a peer", ref.name(), ref.identity());
+            return Optional.of(created);
+        } catch (HeliotropeException e) {
+            if (e.code() != ErrorCode.IMAGE_EXISTS) {
+                throw e;
+            }
+            return Optional.empty();
+        }
     }
 
-    private Optional<ImageInfo> named(String name) {
-        try {
-            return Optional.of(store.image(name));
-        } catch (HeliotropeException e) {
-            return ifRemoved(e, Optional.empty());
+    /** This site's copy of the image, if it has one. */
+    private Optional<ImageInfo> copyOf(ImageRef ref) {
+        return Optional.ofNullable(copies.find(ref.name())).filter(image -> image.isCopyOf(ref.identity()));
+    }
+
+    /** Runs {@code work} where store calls run; an image without an identity is refused. */
+    private <T> CompletableFuture<T> call(ImageRef image, Supplier<T> work) {
+        if (image.identity() == null) {
+            return CompletableFuture.failedFuture(noIdentity(image));
         }
+        return BoundedExecutors.supplyAsync(work, storeCalls, "peer service");
     }
 
     /** What a batch gets when its image is removed while it runs: nothing here, nothing stored. */

@@ -2,6 +2,7 @@ package io.heliotrope.storage.peer;
 
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.ImageInfo;
 
 import java.time.Duration;
 import java.util.List;
@@ -51,5 +52,10 @@ public interface Peers extends AutoCloseable {
      * An image as peers name it: by its identity, with the name and size a site needs to
      * make its copy when a push brings the first blocks of an image it has not opened.
      */
-    record ImageRef(UUID identity, String name, long sizeBytes) {}
+    record ImageRef(UUID identity, String name, long sizeBytes) {
+        /** This site's copy of an image, as peers name it. */
+        public static ImageRef of(ImageInfo image) {
+            return new ImageRef(image.identity(), image.name(), image.sizeBytes());
+        }
+    }
 }

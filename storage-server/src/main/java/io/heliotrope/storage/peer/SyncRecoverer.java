@@ -73,7 +73,7 @@ public final class SyncRecoverer implements HoldingRecovery {
         if (!owed.pending()) {
             return;
         }
-        Map<String, List<BlockVersion>> answers = collect(new ImageRef(image.identity(), image.name(), image.sizeBytes()), opened.epoch(), owed);
+        Map<String, List<BlockVersion>> answers = collect(ImageRef.of(image), opened.epoch(), owed);
         List<GlobalBlock> entries = newerThanCommitted(image, owed, highest(answers));
         long metaSeq = controller.recover(image.name(), opened.epoch(), entries);
         view.apply(image.id(), metaSeq, false, entries);

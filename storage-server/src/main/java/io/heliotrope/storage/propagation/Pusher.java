@@ -66,7 +66,7 @@ final class Pusher {
         this.blocks = blocks;
         this.guard = guard;
         this.image = image;
-        this.ref = new ImageRef(image.identity(), image.name(), image.sizeBytes());
+        this.ref = ImageRef.of(image);
         this.context = context;
         this.random = random;
         this.limiter = new RateLimiter(context.clock(), 0, 0);

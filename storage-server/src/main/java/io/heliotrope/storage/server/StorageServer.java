@@ -119,30 +119,21 @@ public final class StorageServer implements AutoCloseable {
             Replicas replicas = controlled == null ? null : replicas(registry, store, view, controlled, links);
 
             int storeThreads = config.storeThreads();
-            Executor storeCalls = Runnable::run;
-            if (storeThreads > 0) {
-                ExecutorService pool = BoundedExecutors.fixed("site-io", storeThreads, QUEUED_PER_IMAGE);
-                components.push(() -> BoundedExecutors.shutdown(pool, SHUTDOWN_PATIENCE));
-                storeCalls = pool;
-            }
+            Executor storeCalls = storeThreads > 0 ? pool("site-io", storeThreads, QUEUED_PER_IMAGE) : Runnable::run;
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
-            ExecutorService flushes = BoundedExecutors.fixed("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
-            components.push(() -> BoundedExecutors.shutdown(flushes, SHUTDOWN_PATIENCE));
+            ExecutorService flushes = pool("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             DefaultDeviceFactory devices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
                     replicas == null ? ReplicatorFactory.NONE : replicas.modes(), StorageMetrics.reads(registry), storeCalls, storeThreads == 0, flushes,
                     ByteBufAllocator.DEFAULT);
             // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
-            ExecutorService openCalls = BoundedExecutors.fixed("site-opens", OPEN_THREADS, QUEUED_PER_IMAGE);
-            components.push(() -> BoundedExecutors.shutdown(openCalls, SHUTDOWN_PATIENCE));
+            ExecutorService openCalls = pool("site-opens", OPEN_THREADS, QUEUED_PER_IMAGE);
             ImageExports exports = new ImageExports(sessions, devices, openCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry));
             components.push(nbd);
 
-            ExecutorService adminCalls = BoundedExecutors.fixed("site-admin", ADMIN_THREADS, QUEUED_CALLS);
-            components.push(() -> BoundedExecutors.shutdown(adminCalls, SHUTDOWN_PATIENCE));
-            ExecutorService grpcCalls = BoundedExecutors.fixed("site-grpc", GRPC_THREADS, QUEUED_CALLS);
-            components.push(() -> BoundedExecutors.shutdown(grpcCalls, SHUTDOWN_PATIENCE));
+            ExecutorService adminCalls = pool("site-admin", ADMIN_THREADS, QUEUED_CALLS);
+            ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()));
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
             grpc = replicas == null ? GrpcServers.start(grpcAddress, grpcCalls, images)
@@ -173,12 +164,10 @@ public final class StorageServer implements AutoCloseable {
         RegisteredSites sites = links.sites();
         PeerMetrics peerMetrics = links.metrics();
         GrpcPeers peers = links.peers();
-        ExecutorService peerStore = BoundedExecutors.fixed("site-peer", PEER_THREADS, QUEUED_CALLS);
-        components.push(() -> BoundedExecutors.shutdown(peerStore, SHUTDOWN_PATIENCE));
+        ExecutorService peerStore = pool("site-peer", PEER_THREADS, QUEUED_CALLS);
         ScheduledThreadPoolExecutor pushSteps = BoundedExecutors.scheduled("site-push", 1, QUEUED_PER_IMAGE);
         components.push(() -> BoundedExecutors.shutdown(pushSteps, SHUTDOWN_PATIENCE));
-        ExecutorService pushReads = BoundedExecutors.fixed("site-push-read", PUSH_READ_THREADS, QUEUED_PER_IMAGE);
-        components.push(() -> BoundedExecutors.shutdown(pushReads, SHUTDOWN_PATIENCE));
+        ExecutorService pushReads = pool("site-push-read", PUSH_READ_THREADS, QUEUED_PER_IMAGE);
         PropagationManager propagation = new PropagationManager(config.site(), store, peers, pushSteps, pushReads, Clock.systemUTC(), new SplittableRandom(),
                 PropagationConfig.DEFAULT, new PropagationMetrics(registry));
         components.push(propagation);
@@ -224,15 +213,24 @@ public final class StorageServer implements AutoCloseable {
             }
         };
         listSites.run();
-        ScheduledFuture<?> siteRefresh = scheduler.scheduleWithFixedDelay(listSites, CATALOG_REFRESH.toMillis(), CATALOG_REFRESH.toMillis(),
-                TimeUnit.MILLISECONDS);
-        components.push(() -> siteRefresh.cancel(false));
-        ScheduledFuture<?> settingsRefresh = scheduler.scheduleWithFixedDelay(() -> replicas.modes().refresh(controller::replication),
-                CATALOG_REFRESH.toMillis(), CATALOG_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
-        components.push(() -> settingsRefresh.cancel(false));
+        everyRefresh(scheduler, listSites);
+        everyRefresh(scheduler, () -> replicas.modes().refresh(controller::replication));
         RttProber prober = new RttProber(replicas.peers(), replicas.sites(), controller::reportRtt, scheduler, RTT_INTERVAL, RTT_PROBES);
         prober.start();
         components.push(prober);
+    }
+
+    /** A fixed pool of named threads, shut down with the site. */
+    private ExecutorService pool(String name, int threads, int queued) {
+        ExecutorService pool = BoundedExecutors.fixed(name, threads, queued);
+        components.push(() -> BoundedExecutors.shutdown(pool, SHUTDOWN_PATIENCE));
+        return pool;
+    }
+
+    /** Runs {@code task} as often as the catalog is refreshed, until the site stops. */
+    private void everyRefresh(ScheduledExecutorService scheduler, Runnable task) {
+        ScheduledFuture<?> runs = scheduler.scheduleWithFixedDelay(task, CATALOG_REFRESH.toMillis(), CATALOG_REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        components.push(() -> runs.cancel(false));
     }
 
     public SiteConfig config() {

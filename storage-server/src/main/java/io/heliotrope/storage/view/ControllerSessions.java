@@ -6,6 +6,7 @@ import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
+import io.heliotrope.storage.LocalCopies;
 import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.image.ImageSessions;

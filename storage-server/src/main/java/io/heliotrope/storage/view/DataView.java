@@ -85,24 +85,23 @@ public final class DataView implements AutoCloseable {
      */
     public CompletableFuture<Void> read(long first, int count, ByteBuffer destination) {
         SortedMap<Long, GlobalBlock> stale;
+        List<CompletableFuture<Void>> fetches;
         try {
             session.checkCurrent();
             replicator.read(first, count);
             readAhead(first, count);
             stale = session.stale(first, count);
-            long missing = missing(stale);
-            reads.read(count - missing, missing);
-            if (missing == 0) {
+            fetches = fetch(stale);
+            reads.read(count - fetches.size(), fetches.size());
+            if (fetches.isEmpty()) {
                 readCurrent(first, count, destination, stale);
                 return CompletableFuture.completedFuture(null);
             }
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return whenCurrent(first, count, () -> {
-            readCurrent(first, count, destination);
-            return CompletableFuture.completedFuture(null);
-        });
+        return CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new))
+                .thenRunAsync(() -> readCurrent(first, count, destination), storeCalls);
     }
 
     /**
@@ -138,25 +137,26 @@ public final class DataView implements AutoCloseable {
         if (until <= from) {
             return;
         }
-        List<GlobalBlock> missing = session.stale(from, until - from).values().stream().filter(entry -> !entry.zero()).toList();
-        if (missing.isEmpty()) {
-            return;
-        }
-        List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing, replaceable);
-        for (int i = 0; i < missing.size(); i++) {
-            GlobalBlock entry = missing.get(i);
-            // A block that fails to arrive now is fetched again when it is read, and its read reports the failure.
-            arrivals.get(i).thenRun(() -> session.fetched(entry));
-        }
+        // A block that fails to arrive now is fetched again when it is read, and its read reports the failure.
+        fetch(session.stale(from, until - from));
     }
 
-    /** How many of the stale blocks must be fetched: all but zero markers. */
-    private static long missing(SortedMap<Long, GlobalBlock> stale) {
-        long missing = 0;
-        for (GlobalBlock entry : stale.values()) {
-            missing += entry.zero() ? 0 : 1;
+    /**
+     * Asks the fetcher for every stale block but zero markers, at its committed version from
+     * its holder; each future completes once its block is current here.
+     */
+    private List<CompletableFuture<Void>> fetch(SortedMap<Long, GlobalBlock> stale) {
+        List<GlobalBlock> missing = stale.values().stream().filter(entry -> !entry.zero()).toList();
+        if (missing.isEmpty()) {
+            return List.of();
         }
-        return missing;
+        List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing, replaceable);
+        List<CompletableFuture<Void>> fetched = new ArrayList<>(missing.size());
+        for (int i = 0; i < missing.size(); i++) {
+            GlobalBlock entry = missing.get(i);
+            fetched.add(arrivals.get(i).thenRun(() -> session.fetched(entry)));
+        }
+        return fetched;
     }
 
     /**
@@ -166,17 +166,10 @@ public final class DataView implements AutoCloseable {
      * Fails without running it when the session lost its lease or a fetch failed.
      */
     public CompletableFuture<Void> whenCurrent(long first, long count, Supplier<CompletableFuture<Void>> action) {
-        List<CompletableFuture<Void>> fetches = new ArrayList<>();
+        List<CompletableFuture<Void>> fetches;
         try {
             session.checkCurrent();
-            List<GlobalBlock> missing = session.stale(first, count).values().stream().filter(entry -> !entry.zero()).toList();
-            if (!missing.isEmpty()) {
-                List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing, replaceable);
-                for (int i = 0; i < missing.size(); i++) {
-                    GlobalBlock entry = missing.get(i);
-                    fetches.add(arrivals.get(i).thenRun(() -> session.fetched(entry)));
-                }
-            }
+            fetches = fetch(session.stale(first, count));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

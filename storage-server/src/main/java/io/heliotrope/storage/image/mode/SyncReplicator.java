@@ -3,7 +3,6 @@ package io.heliotrope.storage.image.mode;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.Copy;
-import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.Peers.ImageRef;
@@ -48,8 +47,7 @@ final class SyncReplicator implements Replicator {
     SyncReplicator(Peers peers, ImageSession session, List<String> sites, int copies) {
         this.peers = requireNonNull(peers, "peers is null");
         this.session = requireNonNull(session, "session is null");
-        ImageInfo info = session.info();
-        this.image = new ImageRef(info.identity(), info.name(), info.sizeBytes());
+        this.image = ImageRef.of(session.info());
         this.order = new ArrayList<>(sites);
         this.copies = copies;
         if (copies > 0 && sites.size() >= copies) {
@@ -72,7 +70,7 @@ final class SyncReplicator implements Replicator {
         // push that failed over to another site may still be sending from it then.
         ByteBuffer own = data == null ? null : ByteBuffer.allocate(data.remaining()).put(data.duplicate()).flip();
         for (int i = 0; i < count; i++) {
-            blocks.add(new Copy(first + i, version, data == null ? null : own.slice(i * BLOCK_SIZE, BLOCK_SIZE)));
+            blocks.add(new Copy(first + i, version, own == null ? null : own.slice(i * BLOCK_SIZE, BLOCK_SIZE)));
         }
         Set<String> tried = ConcurrentHashMap.newKeySet();
         tried.addAll(targets);

@@ -1,31 +1,42 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
-import io.heliotrope.storage.BlockStore;
-import io.heliotrope.storage.ImageInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.UUID;
 
-/** This site's copies of the controller's images: found by name, made, and dropped when their image is gone. */
-final class LocalCopies {
+/**
+ * This site's copies of the controller's images: found by name, made (by an open, or by a
+ * peer's push, whichever comes first), and dropped when their image is gone.
+ */
+public final class LocalCopies {
     private static final Logger log = LoggerFactory.getLogger(LocalCopies.class);
 
     private final BlockStore store;
 
-    LocalCopies(BlockStore store) {
+    public LocalCopies(BlockStore store) {
         this.store = store;
     }
 
     /** The copy of that name, or null. */
-    ImageInfo find(String name) {
-        return store.listImages().stream().filter(image -> image.name().equals(name)).findFirst().orElse(null);
+    public ImageInfo find(String name) {
+        try {
+            return store.image(name);
+        } catch (HeliotropeException e) {
+            if (e.code() != ErrorCode.IMAGE_NOT_FOUND) {
+                throw e;
+            }
+            return null;
+        }
     }
 
-    /** This site's copy of the image, made now; a peer's push may have made it meanwhile (then it must be a copy of the same image). */
-    ImageInfo create(String name, UUID identity, long sizeBytes) {
+    /**
+     * This site's copy of the image, made now, or made meanwhile by another caller; fails
+     * with {@code IMAGE_EXISTS} when the name is another image's here.
+     */
+    public ImageInfo create(String name, UUID identity, long sizeBytes) {
         try {
             return store.createImage(name, sizeBytes, identity);
         } catch (HeliotropeException e) {
@@ -38,7 +49,7 @@ final class LocalCopies {
     }
 
     /** Drops a copy of a removed image: its blocks, dirty entries, view and block file. */
-    void drop(ImageInfo copy, UUID identity) {
+    public void drop(ImageInfo copy, UUID identity) {
         int unflushed = store.dirtyBlocks(copy.id()).size();
         if (unflushed > 0) {
             log.warn("{}: dropping {} blocks written here and never flushed: they belong to a removed image", copy.name(), unflushed);
