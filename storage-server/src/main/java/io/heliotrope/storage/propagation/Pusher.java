@@ -82,8 +82,7 @@ final class Pusher {
         long budget = replication.budgetBytesPerDay();
         limiter.limits(cap, budget);
         destinations = new Destinations(context.site(), replication.row(context.site()));
-        enabled = replication.mode() == Replication.Mode.PROACTIVE && destinations.pushes()
-                && (cap == 0 || cap >= DATA_COPY_BYTES) && (budget == 0 || budget >= DATA_COPY_BYTES);
+        enabled = replication.mode() == Replication.Mode.PROACTIVE && destinations.pushes() && limiter.fits(DATA_COPY_BYTES);
         idle.set(false);
         signal();
     }
@@ -142,7 +141,8 @@ final class Pusher {
                 wakeIn(wait);
                 return;
             }
-            int most = (int) Math.min(context.config().batchBlocks(), limiter.available() / DATA_COPY_BYTES);
+            long bytes = Math.min(limiter.available(), Math.max(DATA_COPY_BYTES, limiter.quantum()));
+            int most = (int) Math.min(context.config().batchBlocks(), bytes / DATA_COPY_BYTES);
             RateLimiter.Grant grant = most == 0 ? null : limiter.tryAcquire(most * DATA_COPY_BYTES);
             if (grant == null) {
                 wakeIn(Math.max(1, limiter.millisUntil(DATA_COPY_BYTES)));

@@ -6,21 +6,31 @@ import java.util.ArrayDeque;
 import static java.util.Objects.requireNonNull;
 
 /**
- * An image's cap on pushes: at most {@code bytesPerSecond} admitted in any window of one
+ * An image's cap on pushes: at most {@code bytesPerSecond} sent in any window of one
  * second, wherever the window starts, and at most {@code bytesPerDay} in a UTC calendar day
  * (the budget resets at midnight UTC, as egress is billed). 0 means no limit. Limits change
  * at run time and apply to what is admitted from then on.
  *
- * <p>The cap keeps a log of the grants of the last second, not fixed buckets or a token
+ * <p>Under a cap, grants carry at most a {@link #quantum()} (a hundredth of the cap) and
+ * are paced: each comes no earlier than the one before plus its bytes at the rate the
+ * window allows, so pushes leave evenly instead of a second's worth at once followed by a
+ * pause. A burst would queue on the link, and bytes that left in one window could then
+ * arrive in the next with bytes that queued less: the receiver would count more than the
+ * cap in some second. For the same reason the window holds one quantum less than the cap,
+ * room for one grant's delivery jitter.
+ *
+ * <p>The window keeps a log of the grants of the last second, not fixed buckets or a token
  * bucket (one of capacity {@code cap} that refills continuously lets up to twice the cap
  * through some 1 s window): a grant at time {@code t} is made only if the grants in
- * {@code (t - 1 s, t]} plus it fit the cap, so every window {@code [x, x + 1 s)}, whose
- * grants all lie within one second before its last, holds no more than the cap. Times are
- * {@link Clock#millis()}. Thread-safe.
+ * {@code (t - 1 s, t]} plus it fit, so every window {@code [x, x + 1 s)}, whose grants all
+ * lie within one second before its last, holds no more. Times are {@link Clock#millis()}.
+ * Thread-safe.
  */
 final class RateLimiter {
     private static final long WINDOW_MILLIS = 1000;
     private static final long DAY_MILLIS = 86_400_000;
+    /** A grant under a cap carries at most this share of it. */
+    private static final long QUANTA_PER_SECOND = 100;
 
     private final Clock clock;
     private final ArrayDeque<Grant> window = new ArrayDeque<>();
@@ -29,6 +39,9 @@ final class RateLimiter {
     private long inWindow;
     private long day;
     private long spentToday;
+    /** When (ms, fractional) the pace lets the next grant go; meaningful under a cap. */
+    private double pacedUntil;
+    private Grant last;
 
     RateLimiter(Clock clock, long bytesPerSecond, long bytesPerDay) {
         this.clock = requireNonNull(clock, "clock is null");
@@ -43,10 +56,28 @@ final class RateLimiter {
         this.bytesPerDay = bytesPerDay;
     }
 
-    /** How many bytes could be granted now. */
+    /** The most bytes one grant should carry under the cap (Long.MAX_VALUE without one). */
+    synchronized long quantum() {
+        return bytesPerSecond == 0 ? Long.MAX_VALUE : bytesPerSecond / QUANTA_PER_SECOND;
+    }
+
+    /** What one window may hold under a cap: the cap less a quantum. */
+    private long windowLimit() {
+        return bytesPerSecond - bytesPerSecond / QUANTA_PER_SECOND;
+    }
+
+    /** Whether a grant of {@code bytes} can ever be made under the limits as they are. */
+    synchronized boolean fits(long bytes) {
+        return (bytesPerSecond == 0 || bytes <= windowLimit()) && (bytesPerDay == 0 || bytes <= bytesPerDay);
+    }
+
+    /** How many bytes could be granted now: 0 while the pace holds grants back. */
     synchronized long available() {
         long now = advance();
-        long left = bytesPerSecond == 0 ? Long.MAX_VALUE : bytesPerSecond - inWindow;
+        if (bytesPerSecond != 0 && now < pacedUntil) {
+            return 0;
+        }
+        long left = bytesPerSecond == 0 ? Long.MAX_VALUE : windowLimit() - inWindow;
         return Math.max(0, bytesPerDay == 0 ? left : Math.min(left, bytesPerDay - spentToday));
     }
 
@@ -55,11 +86,20 @@ final class RateLimiter {
         if (bytes > available()) {
             return null;
         }
-        Grant grant = new Grant(clock.millis(), day, bytes);
+        long now = clock.millis();
+        Grant grant = new Grant(now, day, bytes);
         window.addLast(grant);
         inWindow += bytes;
         spentToday += bytes;
+        if (bytesPerSecond != 0) {
+            pacedUntil = Math.max(now, pacedUntil) + paceMillis(bytes);
+        }
+        last = grant;
         return grant;
+    }
+
+    private double paceMillis(long bytes) {
+        return bytes * (double) WINDOW_MILLIS / windowLimit();
     }
 
     /** Gives back bytes granted and not sent after all. */
@@ -72,28 +112,35 @@ final class RateLimiter {
         if (grant.day == day) {
             spentToday -= returned;
         }
+        if (grant == last && bytesPerSecond != 0) {
+            pacedUntil -= paceMillis(returned);
+        }
     }
 
     /** Milliseconds until {@code bytes} could be granted (0: now), or -1 when no wait would do: they exceed a limit. */
     synchronized long millisUntil(long bytes) {
         long now = advance();
-        if ((bytesPerSecond != 0 && bytes > bytesPerSecond) || (bytesPerDay != 0 && bytes > bytesPerDay)) {
+        if (!fits(bytes)) {
             return -1;
         }
         if (bytesPerDay != 0 && spentToday + bytes > bytesPerDay) {
             return (day + 1) * DAY_MILLIS - now;
         }
-        long excess = bytesPerSecond == 0 ? 0 : inWindow + bytes - bytesPerSecond;
+        if (bytesPerSecond == 0) {
+            return 0;
+        }
+        long wait = Math.max(0, (long) Math.ceil(pacedUntil - now));
+        long excess = inWindow + bytes - windowLimit();
         for (Grant grant : window) {
             if (excess <= 0) {
                 break;
             }
             excess -= grant.bytes;
             if (excess <= 0) {
-                return grant.millis + WINDOW_MILLIS - now;
+                wait = Math.max(wait, grant.millis + WINDOW_MILLIS - now);
             }
         }
-        return 0;
+        return wait;
     }
 
     /** Drops grants older than the window and starts a new day's budget at midnight; returns the time. */

@@ -37,39 +37,73 @@ class TestRateLimiter {
         for (long from = start - 999; from < start + 20_000; from += 7) {
             assertThat(sum(grants, from)).isLessThanOrEqualTo(cap);
         }
-        assertThat(grants.stream().mapToLong(grant -> grant[1]).sum()).isGreaterThan(18 * cap);
+        // Asking at random times, not when the pace allows, loses part of it: grantsComeEvenlySpaced... shows the full rate.
+        assertThat(grants.stream().mapToLong(grant -> grant[1]).sum()).isGreaterThan(16 * cap);
+    }
+
+    @Test
+    void grantsComeEvenlySpacedAQuantumAtATime() {
+        long cap = 100_000;
+        RateLimiter limiter = new RateLimiter(time.clock(), cap, 0);
+        assertThat(limiter.quantum()).isEqualTo(1000);
+        List<long[]> grants = new ArrayList<>();
+        long start = time.clock().millis();
+        while (time.clock().millis() < start + 5_000) {
+            long wait = limiter.millisUntil(limiter.quantum());
+            time.advance(Duration.ofMillis(wait));
+            assertThat(limiter.tryAcquire(limiter.quantum())).isNotNull();
+            grants.add(new long[] {time.clock().millis(), limiter.quantum()});
+        }
+
+        for (int i = 1; i < grants.size(); i++) {
+            // 1000 bytes at 99,000 bytes/s: 10.1 ms, rounded to whole milliseconds.
+            assertThat(grants.get(i)[0] - grants.get(i - 1)[0]).isBetween(10L, 11L);
+        }
+        for (long[] grant : grants) {
+            // A quantum less than the cap: room for one grant that arrives late at the receiver.
+            assertThat(sum(grants, grant[0])).isLessThanOrEqualTo(cap - limiter.quantum());
+        }
     }
 
     @Test
     void saysHowLongUntilBytesFit() {
         RateLimiter limiter = new RateLimiter(time.clock(), 1000, 0);
         assertThat(limiter.tryAcquire(600)).isNotNull();
+        // The pace: 600 bytes at the 990 bytes/s the window holds.
+        assertThat(limiter.available()).isZero();
+        assertThat(limiter.millisUntil(1)).isEqualTo(607);
         time.advance(Duration.ofMillis(300));
+        assertThat(limiter.tryAcquire(1)).isNull();
+        assertThat(limiter.millisUntil(300)).isEqualTo(307);
+        time.advance(Duration.ofMillis(307));
         assertThat(limiter.tryAcquire(300)).isNotNull();
 
-        assertThat(limiter.available()).isEqualTo(100);
-        assertThat(limiter.millisUntil(100)).isZero();
-        assertThat(limiter.millisUntil(500)).isEqualTo(700);
-        assertThat(limiter.millisUntil(800)).isEqualTo(1000);
-        assertThat(limiter.millisUntil(1001)).isEqualTo(-1);
-        time.advance(Duration.ofMillis(699));
+        assertThat(limiter.millisUntil(90)).isEqualTo(304);
+        assertThat(limiter.millisUntil(500)).isEqualTo(393);
+        assertThat(limiter.millisUntil(990)).isEqualTo(1000);
+        assertThat(limiter.millisUntil(991)).isEqualTo(-1);
+        assertThat(limiter.fits(990)).isTrue();
+        assertThat(limiter.fits(991)).isFalse();
+        time.advance(Duration.ofMillis(392));
         assertThat(limiter.tryAcquire(500)).isNull();
         time.advance(Duration.ofMillis(1));
         assertThat(limiter.tryAcquire(500)).isNotNull();
     }
 
     @Test
-    void refundedBytesLeaveRoom() {
+    void refundedBytesLeaveRoomAndTakeBackTheirPace() {
         RateLimiter limiter = new RateLimiter(time.clock(), 1000, 5000);
-        RateLimiter.Grant grant = limiter.tryAcquire(1000);
-        assertThat(limiter.available()).isZero();
+        RateLimiter.Grant grant = limiter.tryAcquire(990);
+        assertThat(limiter.millisUntil(1)).isEqualTo(1000);
 
         limiter.refund(grant, 400);
 
+        assertThat(limiter.millisUntil(400)).isEqualTo(596);
+        time.advance(Duration.ofMillis(596));
         assertThat(limiter.available()).isEqualTo(400);
         assertThat(limiter.tryAcquire(400)).isNotNull();
         time.advance(Duration.ofSeconds(1));
-        assertThat(limiter.available()).isEqualTo(1000);
+        assertThat(limiter.available()).isEqualTo(990);
     }
 
     @Test
@@ -87,17 +121,18 @@ class TestRateLimiter {
         assertThat(limiter.tryAcquire(1)).isNull();
         time.advance(Duration.ofMillis(limiter.millisUntil(1)));
         assertThat(time.clock().instant()).isEqualTo(MIDNIGHT.plus(Duration.ofDays(1)));
-        assertThat(limiter.available()).isEqualTo(1000);
+        assertThat(limiter.available()).isEqualTo(990);
     }
 
     @Test
     void limitsChangeAtRunTime() {
         RateLimiter limiter = new RateLimiter(time.clock(), 0, 0);
         assertThat(limiter.available()).isEqualTo(Long.MAX_VALUE);
+        assertThat(limiter.quantum()).isEqualTo(Long.MAX_VALUE);
         assertThat(limiter.tryAcquire(10_000)).isNotNull();
 
         limiter.limits(15_000, 0);
-        assertThat(limiter.available()).isEqualTo(5_000);
+        assertThat(limiter.available()).isEqualTo(4_850);
         limiter.limits(15_000, 12_000);
         assertThat(limiter.available()).isEqualTo(2_000);
         limiter.limits(5_000, 0);
