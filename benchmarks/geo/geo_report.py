@@ -263,8 +263,10 @@ plot {', '.join(plots)}
 
 # ----------------------------------------------------------------------------- local A/B
 
-BUILDS = ["prev", "cur", "cur-ctl"]
-LABEL = {"prev": "previous", "cur": "this", "cur-ctl": "this+ctl"}
+BUILDS = ["prev", "cur", "prev-ctl", "cur-ctl"]
+LABEL = {"prev": "previous", "cur": "this", "prev-ctl": "previous+ctl", "cur-ctl": "this+ctl"}
+# Each build against the previous one run the same way.
+BASELINE = {"cur": "prev", "cur-ctl": "prev-ctl"}
 
 
 def local_ab(path, png):
@@ -272,7 +274,7 @@ def local_ab(path, png):
     for r in read_csv(path):
         vals.setdefault((r["job"], r["unit"]), {}).setdefault(r["build"], {})[int(r["round"])] = float(r["value"])
     present = [b for b in BUILDS if any(b in v for v in vals.values())]
-    pairs = [(b, "prev") for b in present if b != "prev" and "prev" in present]
+    pairs = [(b, BASELINE[b]) for b in present if b in BASELINE and BASELINE[b] in present]
     header = ["job", "unit"] + [LABEL[b] for b in present] + \
         [f"{LABEL[a]}/{LABEL[b]} median [min, max]" for a, b in pairs]
     table = [header]
@@ -296,9 +298,8 @@ def local_ab(path, png):
     print_table(table, right_from=2)
     print("\nMedians over rounds; a ratio is per round (the same round's jobs ran back to back, "
           "order rotating),\nthen its median, min and max over rounds; > 1 means this build is faster. "
-          "MB/s = 10^6 bytes/s.\nprevious = the previous build's standalone site; this = this build's "
-          "standalone site;\nthis+ctl = this build's site with a controller (helio up), image open "
-          "for write under its lease.")
+          "MB/s = 10^6 bytes/s.\nprevious, this = each build's standalone site; previous+ctl, this+ctl = "
+          "each build's site with a controller\n(its helio up), the image open for write under its lease.")
     if not pairs:
         return
     data = os.path.splitext(png)[0] + ".dat"

@@ -43,17 +43,21 @@ with its data on the disk (--work):
   prev     the previous build: 'helio serve --data-dir ... --create-image $EXPORT=SIZE'
            (standalone: no controller), NBD port --base-port
   cur      this build, the same command line, NBD port --base-port + 1
+  prev-ctl the previous build with a controller: its 'helio up' (ZooKeeper, controller and
+           one site), image '$EXPORT' created with its controller's defaults (proactive),
+           NBD port --base-port + 2, controller --base-port + 3
   cur-ctl  this build as replication users run it: 'helio up' (controller, virginia and
            taiwan behind the WAN emulator), image '$EXPORT' created with the controller's
            defaults (proactive) homed at virginia, the jobs against virginia, so the image
-           is open for write under its lease while they run; --no-controller skips it
+           is open for write under its lease while they run
+           (--no-controller skips prev-ctl and cur-ctl)
 Each export is filled once with the same random SIZE file (nbdcopy) before the first job.
 
 Jobs (fio --ioengine=nbd, one connection, --runtime after --ramp, --time_based,
 --norandommap; ONLY selects them by a regular expression):
 $(for j in "${JOBS[@]}"; do IFS='|' read -r id unit args <<<"$j"; printf '  %-20s %-5s %s\n' "$id" "$unit" "$args"; done)
 
-Reported: the median per build, and per pair (cur/prev, cur-ctl/prev) the ratio of each
+Reported: the median per build, and per pair (cur/prev, cur-ctl/prev-ctl) the ratio of each
 round's two results, as median [min, max] over rounds; > 1: this build is faster.
 
 The previous build lives in --prev-dir: the commit's tree from 'git archive' (no git
@@ -71,12 +75,13 @@ Options (defaults in brackets):
   --prev-dir DIR       where it is extracted and built [$PREV_DIR]
   --prev-m2 DIR        its Maven repository [<prev-dir>.m2]; ~/.m2/repository is read too
   --online             let Maven download what it lacks (default: offline, -o)
-  --no-controller      skip cur-ctl
+  --no-controller      skip prev-ctl and cur-ctl
   --work DIR           data of the three sites and the random file; removed on exit
                        unless --keep-work [$WORK]
   --out DIR            results: local-ab.csv, local-ab.png, summary.txt, fio/, logs/
                        [/var/tmp/geo-results/local-ab-<time>]
-  --base-port PORT     NBD ports of prev and cur (PORT, PORT + 1) [$BASE_PORT]
+  --base-port PORT     NBD ports of prev, cur and prev-ctl (PORT, PORT + 1, PORT + 2), and
+                       prev-ctl's controller (PORT + 3) [$BASE_PORT]
   --port-offset N      added to every port of cur-ctl's helio up (controller 7400, gRPC
                        7410/7411, metrics 9410/9411, NBD 10809/10810) [$PORT_OFFSET]
   --keep-work          keep --work
@@ -151,7 +156,7 @@ mkdir -p "$WORK" "$OUT/logs" "$OUT/fio"
 cleanup() {
   stop_all
   if [[ $KEEP_WORK != 1 ]]; then
-    rm -rf "$WORK/prev" "$WORK/cur" "$WORK/up"
+    rm -rf "$WORK/prev" "$WORK/cur" "$WORK/prev-up" "$WORK/up"
     [[ -n $CREATED_WORK ]] && rm -rf "$WORK"
   fi
   return 0
@@ -162,7 +167,7 @@ trap 'exit 130' INT TERM
 build_prev
 FILE=$WORK/image-$SIZE_BYTES.bin
 random_file "$FILE" "$SIZE_BYTES"
-rm -rf "$WORK/prev" "$WORK/cur" "$WORK/up"
+rm -rf "$WORK/prev" "$WORK/cur" "$WORK/prev-up" "$WORK/up"
 
 declare -A URI=()
 BUILDS=()
@@ -196,6 +201,17 @@ serve prev "$PREV_DIR/bin/helio" "$BASE_PORT"
 serve cur "$HELIO" "$((BASE_PORT + 1))"
 BUILDS=(prev cur)
 if [[ $CONTROLLER_RUN == 1 ]]; then
+  port=$((BASE_PORT + 2)) prev_controller=127.0.0.1:$((BASE_PORT + 3))
+  require_ports "$port" "$((BASE_PORT + 3))"
+  log "prev-ctl: $PREV_DIR/bin/helio up, data in $WORK/prev-up, NBD $port"
+  launch prev-ctl "$PREV_DIR/bin/helio" up --data-dir "$WORK/prev-up" --nbd-port "$port" --grpc-port 0 \
+    --metrics-port 0 --controller-port "$((BASE_PORT + 3))" --demo-size 4M
+  wait_for_line prev-ctl "Press Ctrl-C to stop." "$START_TIMEOUT"
+  "$PREV_DIR/bin/helio" image create "$EXPORT" --size "$SIZE_BYTES" --controller "$prev_controller" \
+    >>"$OUT/logs/cli.log" 2>&1 || die "prev-ctl: image create at its controller failed (see $OUT/logs/cli.log)"
+  URI[prev-ctl]=nbd://127.0.0.1:$port/$EXPORT
+  wait_export prev-ctl "${URI[prev-ctl]}"
+  BUILDS+=(prev-ctl)
   helio_up cur-ctl "$WORK/up" 75ms 1gbit
   helio image create "$EXPORT" --size "$SIZE_BYTES" --home virginia --controller "$CONTROLLER" \
     >>"$OUT/logs/cli.log" 2>&1 || die "image create at the controller failed (see $OUT/logs/cli.log)"
