@@ -7,7 +7,9 @@ import java.util.Arrays;
  * indexed binary heap of {@link AccessStats} entries, so a block whose counts change moves
  * to its new rank in {@code O(log n)} without allocating. Equal priorities go by more reads,
  * then by lower block number. Blocks whose priority is -1 stay queued (more reads may raise
- * it) but are never polled.
+ * it) but are never polled, so they are not ordered among themselves: a write of such a block,
+ * the common case for a written-mostly image, stops at the first parent instead of climbing
+ * the heap.
  *
  * <p>Not thread-safe: its owner guards it together with the stats.
  */
@@ -130,9 +132,13 @@ final class PushQueue {
 
     /** Whether {@code a} goes out before {@code b}. */
     private boolean before(int a, int b) {
-        int byPriority = Double.compare(stats.priority(a, k, s), stats.priority(b, k, s));
-        if (byPriority != 0) {
-            return byPriority > 0;
+        double priorityA = stats.priority(a, k, s);
+        double priorityB = stats.priority(b, k, s);
+        if (priorityA != priorityB) {
+            return priorityA > priorityB;
+        }
+        if (priorityA < 0) {
+            return false;
         }
         if (stats.reads(a) != stats.reads(b)) {
             return stats.reads(a) > stats.reads(b);
