@@ -1,16 +1,15 @@
 package io.heliotrope.storage.image;
 
 import io.heliotrope.nbd.BlockDescriptor;
-import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.image.BlockRanges.Run;
 import io.heliotrope.storage.view.DataView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -19,6 +18,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
+import static io.heliotrope.storage.image.BlockRanges.descriptors;
+import static io.heliotrope.storage.image.BlockRanges.firstWholeBlock;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -29,7 +31,7 @@ import static java.util.Objects.requireNonNull;
  * partial edges by writing zeros. Whole-block writes made in a batch are queued in the
  * store and run together when the batch ends, so their index entries commit at once.
  */
-final class ImageDevice implements BlockDevice {
+final class ImageDevice implements LocatedDevice {
     private final OpenImage image;
     private final DataView view;
     private final BlockStore store;
@@ -154,7 +156,7 @@ final class ImageDevice implements BlockDevice {
     @Override
     public CompletableFuture<Void> trim(long offset, long length, boolean fua) {
         return compose(() -> {
-            long first = ceilDiv(offset, BLOCK_SIZE);
+            long first = firstWholeBlock(offset);
             long end = (offset + length) / BLOCK_SIZE;
             return end > first ? view.zero(first, end - first, image.nextVersion(), fua) : CompletableFuture.completedFuture(null);
         });
@@ -163,7 +165,7 @@ final class ImageDevice implements BlockDevice {
     @Override
     public CompletableFuture<Void> writeZeroes(long offset, long length, boolean fua, boolean mayTrim) {
         return compose(() -> {
-            long first = ceilDiv(offset, BLOCK_SIZE);
+            long first = firstWholeBlock(offset);
             long end = (offset + length) / BLOCK_SIZE;
             if (end <= first) {
                 return zeroPartial(offset, (int) length, fua);
@@ -179,38 +181,15 @@ final class ImageDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<List<Extent>> blockStatus(long offset, long length) {
-        return supply(() -> {
-            long first = offset / BLOCK_SIZE;
-            List<BlockDescriptor> holes = descriptors(offset, length, view.allocation(first, blocksCovering(offset, length)).stream()
-                    .map(run -> new Run(run.firstBlock(), run.count(), run.state() == BlockState.DATA ? 0 : 1)).toList());
-            return holes.stream().map(d -> d.flags() == 0 ? Extent.data(d.length()) : Extent.zeroHole(d.length())).toList();
-        });
+        return supply(() -> BlockRanges.allocation(descriptors(offset, length, view.allocation(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
+                .map(run -> new Run(run.firstBlock(), run.count(), run.state() == BlockState.DATA ? 0 : 1)).toList())));
     }
 
     /** The {@link Locality} context of the range: where each part of it is read from. */
-    CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
+    @Override
+    public CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
         return supply(() -> descriptors(offset, length, view.placement(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
                 .map(run -> new Run(run.firstBlock(), run.count(), Locality.flags(run.place()))).toList()));
-    }
-
-    private record Run(long firstBlock, long count, int flags) {}
-
-    /** Runs of blocks as descriptors of [offset, offset + length), those with the same flags merged. */
-    private static List<BlockDescriptor> descriptors(long offset, long length, List<Run> runs) {
-        List<BlockDescriptor> descriptors = new ArrayList<>();
-        long position = offset;
-        for (Run run : runs) {
-            long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
-            long runLength = runEnd - position;
-            int last = descriptors.size() - 1;
-            if (last >= 0 && descriptors.get(last).flags() == run.flags()) {
-                descriptors.set(last, new BlockDescriptor(descriptors.get(last).length() + runLength, run.flags()));
-            } else {
-                descriptors.add(new BlockDescriptor(runLength, run.flags()));
-            }
-            position = runEnd;
-        }
-        return descriptors;
     }
 
     @Override
@@ -254,14 +233,6 @@ final class ImageDevice implements BlockDevice {
                 locks[0].unlock();
             }
         });
-    }
-
-    private static int blocksCovering(long offset, long length) {
-        return (int) (ceilDiv(offset + length, BLOCK_SIZE) - offset / BLOCK_SIZE);
-    }
-
-    private static long ceilDiv(long value, long divisor) {
-        return -Math.floorDiv(-value, divisor);
     }
 
     private <T> CompletableFuture<T> supply(Supplier<T> action) {

@@ -144,7 +144,7 @@ class TestControllerSessions {
         BlockDevice a = exports(sessions("a", storeA, 1 << 20), storeA).open("disk").join();
         a.write(0, filled(3, 1), false).join();
         controller.fence("disk", "b");
-        controller.forSite("b").flush("disk", 2, List.of(), true);
+        controller.forSite("b").flush("disk", 2, List.of(), "b", true);
 
         ControllerSessions restarted = sessions("a", storeA, 1 << 20);
         restarted.recover();
@@ -222,7 +222,7 @@ class TestControllerSessions {
         ControllerSessions sessions = sessions("a", storeA, 1 << 20);
         long fenced = sessions.open("disk").epoch();
         controller.fence("disk", "b");
-        controller.forSite("b").flush("disk", fenced + 1, List.of(), true);
+        controller.forSite("b").flush("disk", fenced + 1, List.of(), "b", true);
         ImageSession current = sessions.open("disk");
         long image = storeA.image("disk").id();
         storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(fenced, 7), RECORD, false);
