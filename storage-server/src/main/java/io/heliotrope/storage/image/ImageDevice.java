@@ -31,15 +31,12 @@ import static java.util.Objects.requireNonNull;
  * partial edges by writing zeros. Whole-block writes made in a batch are queued in the
  * store and run together when the batch ends, so their index entries commit at once.
  */
-final class ImageDevice implements LocatedDevice {
-    private final OpenImage image;
+final class ImageDevice extends AbstractImageDevice {
     private final DataView view;
     private final BlockStore store;
     private final Executor executor;
     private final Executor flushes;
     private final ByteBufAllocator allocator;
-    private final Runnable onClose;
-    private boolean closed;
     /** Confined to the thread that starts and ends batches. */
     private boolean batching;
     /** Whether a write of the batch was queued, confined as {@code batching} is. */
@@ -50,43 +47,12 @@ final class ImageDevice implements LocatedDevice {
      * @param flushes runs its FLUSHes, which wait for the disk
      */
     ImageDevice(OpenImage image, BlockStore store, Executor executor, Executor flushes, ByteBufAllocator allocator, Runnable onClose) {
-        this.image = requireNonNull(image, "image is null");
+        super(image, onClose);
         this.view = image.view();
         this.store = requireNonNull(store, "store is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.flushes = requireNonNull(flushes, "flushes is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
-        this.onClose = requireNonNull(onClose, "onClose is null");
-    }
-
-    @Override
-    public long size() {
-        return image.info().sizeBytes();
-    }
-
-    @Override
-    public boolean canTrim() {
-        return true;
-    }
-
-    @Override
-    public boolean canZero() {
-        return true;
-    }
-
-    @Override
-    public boolean canFua() {
-        return true;
-    }
-
-    @Override
-    public boolean canMultiConn() {
-        return true;
-    }
-
-    @Override
-    public boolean canCache() {
-        return true;
     }
 
     /** Fetches every block of the range that is current only at another site, so that later reads are served here. */
@@ -99,18 +65,8 @@ final class ImageDevice implements LocatedDevice {
     /** Completes when the view has read every block, fetched or not. */
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {
-        return compose(() -> {
-            int head = (int) (offset % BLOCK_SIZE);
-            int count = blocksCovering(offset, length);
-            ByteBuf buffer = allocator.directBuffer(count * BLOCK_SIZE);
-            return view.read(offset / BLOCK_SIZE, count, buffer.nioBuffer(0, count * BLOCK_SIZE))
-                    .whenComplete((ignored, failure) -> {
-                        if (failure != null) {
-                            buffer.release();
-                        }
-                    })
-                    .thenApply(ignored -> buffer.setIndex(head, head + length));
-        });
+        int count = blocksCovering(offset, length);
+        return compose(() -> readInto(allocator, offset, length, buffer -> view.read(offset / BLOCK_SIZE, count, buffer.nioBuffer(0, count * BLOCK_SIZE))));
     }
 
     @Override
@@ -190,14 +146,6 @@ final class ImageDevice implements LocatedDevice {
     public CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
         return supply(() -> descriptors(offset, length, view.placement(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
                 .map(run -> new Run(run.firstBlock(), run.count(), Locality.flags(run.place()))).toList()));
-    }
-
-    @Override
-    public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            onClose.run();
-        }
     }
 
     private CompletableFuture<Void> zeroPartial(long offset, int length, boolean fua) {

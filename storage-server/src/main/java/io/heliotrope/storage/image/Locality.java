@@ -30,7 +30,7 @@ public final class Locality implements MetaContext {
 
     @Override
     public CompletableFuture<List<BlockDescriptor>> blockStatus(BlockDevice device, long offset, long length) {
-        if (device instanceof LocatedDevice located) {
+        if (device instanceof AbstractImageDevice located) {
             return located.locality(offset, length);
         }
         return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.INVALID_ARGUMENT, NAME + " describes only this site's images"));

@@ -11,7 +11,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.BlockRanges;
 import io.heliotrope.storage.image.BlockRanges.Run;
 import io.heliotrope.storage.image.ImageSession;
-import io.heliotrope.storage.image.LocatedDevice;
+import io.heliotrope.storage.image.AbstractImageDevice;
 import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.image.OpenImage;
 import io.heliotrope.storage.peer.Peers;
@@ -57,17 +57,16 @@ import static java.util.Objects.requireNonNull;
  *       The rest is fetched into memory, one call per holder. A block that its holder no
  *       longer has at that version was replaced by a write of this session meanwhile: the
  *       read asks again for the newest version, up to {@value #READ_ATTEMPTS} times.</li>
- *   <li>FLUSH and CACHE have nothing to do: an acknowledged write is durable at the home,
- *       and there are no local copies to fill. Every data block is {@link Locality#ELSEWHERE}.</li>
+ *   <li>FLUSH, FUA and CACHE have nothing to do: an acknowledged write is durable at the
+ *       home, and there are no local copies to fill. Every data block is {@link Locality#ELSEWHERE}.</li>
  * </ul>
  */
-public final class RemoteDevice implements LocatedDevice {
+public final class RemoteDevice extends AbstractImageDevice {
     /** Zero markers per push (about 20 bytes each on the wire): a TRIM of a whole image goes in pushes this large, one after another. */
     static final int ZEROS_PER_PUSH = 65536;
     /** How many times a read asks for a block that a newer write replaced at its holder meanwhile. */
     static final int READ_ATTEMPTS = 3;
 
-    private final OpenImage image;
     private final ImageSession session;
     private final RemoteWrites writes;
     private final Peers peers;
@@ -76,8 +75,6 @@ public final class RemoteDevice implements LocatedDevice {
     private final long imageId;
     private final Executor lookups;
     private final ByteBufAllocator allocator;
-    private final Runnable onClose;
-    private boolean closed;
 
     /**
      * @param writes the session's writes, which every connection to the image shares
@@ -85,7 +82,7 @@ public final class RemoteDevice implements LocatedDevice {
      * @param lookups where calls that look into the view run
      */
     RemoteDevice(OpenImage image, RemoteWrites writes, Peers peers, ViewCache view, Executor lookups, ByteBufAllocator allocator, Runnable onClose) {
-        this.image = requireNonNull(image, "image is null");
+        super(image, onClose);
         this.session = image.session();
         this.writes = requireNonNull(writes, "writes is null");
         this.peers = requireNonNull(peers, "peers is null");
@@ -94,38 +91,6 @@ public final class RemoteDevice implements LocatedDevice {
         this.imageId = image.info().id();
         this.lookups = requireNonNull(lookups, "lookups is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
-        this.onClose = requireNonNull(onClose, "onClose is null");
-    }
-
-    @Override
-    public long size() {
-        return image.info().sizeBytes();
-    }
-
-    @Override
-    public boolean canTrim() {
-        return true;
-    }
-
-    @Override
-    public boolean canZero() {
-        return true;
-    }
-
-    /** Every acknowledged write is durable at the home: FUA asks for nothing more. */
-    @Override
-    public boolean canFua() {
-        return true;
-    }
-
-    @Override
-    public boolean canMultiConn() {
-        return true;
-    }
-
-    @Override
-    public boolean canCache() {
-        return true;
     }
 
     /** Nothing to prefetch: this site keeps no copies. */
@@ -142,19 +107,7 @@ public final class RemoteDevice implements LocatedDevice {
 
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {
-        long first = offset / BLOCK_SIZE;
-        int count = blocksCovering(offset, length);
-        int head = (int) (offset - first * BLOCK_SIZE);
-        return compose(() -> {
-            ByteBuf buffer = allocator.directBuffer(count * BLOCK_SIZE);
-            return read(first, count, buffer)
-                    .whenComplete((ignored, failure) -> {
-                        if (failure != null) {
-                            buffer.release();
-                        }
-                    })
-                    .thenApply(ignored -> buffer.setIndex(head, head + length));
-        });
+        return compose(() -> readInto(allocator, offset, length, buffer -> read(offset / BLOCK_SIZE, blocksCovering(offset, length), buffer)));
     }
 
     @Override
@@ -200,14 +153,6 @@ public final class RemoteDevice implements LocatedDevice {
     @Override
     public CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
         return compose(() -> CompletableFuture.completedFuture(BlockRanges.descriptors(offset, length, runs(offset, length, Locality.ELSEWHERE, Locality.ZERO))));
-    }
-
-    @Override
-    public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            onClose.run();
-        }
     }
 
     /** One run per block of the range, with {@code dataFlags} for a block with data and {@code zeroFlags} for one that reads as zeros. */

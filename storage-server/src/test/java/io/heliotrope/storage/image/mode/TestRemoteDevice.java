@@ -47,6 +47,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.TestingBuffers.bytes;
+import static io.heliotrope.storage.TestingBuffers.filled;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -222,22 +224,6 @@ class TestRemoteDevice {
 
     private static long versionAt(MemoryBlockStore store, long block) {
         return blocksAt(store).stream().filter(copy -> copy.block() == block).findFirst().orElseThrow().version();
-    }
-
-    private static ByteBuf filled(int blocks, int value) {
-        byte[] bytes = new byte[blocks * BLOCK_SIZE];
-        Arrays.fill(bytes, (byte) value);
-        return Unpooled.wrappedBuffer(bytes);
-    }
-
-    private static byte[] bytes(ByteBuf buffer) {
-        try {
-            byte[] bytes = new byte[buffer.readableBytes()];
-            buffer.readBytes(bytes);
-            return bytes;
-        } finally {
-            buffer.release();
-        }
     }
 
     private record Push(String site, List<Long> blocks) {}
