@@ -62,7 +62,7 @@ import static java.util.Objects.requireNonNull;
  * </ul>
  */
 public final class RemoteDevice extends AbstractImageDevice {
-    /** Zero markers per push (about 20 bytes each on the wire): a TRIM of a whole image goes in pushes this large, one after another. */
+    /** Zero markers per push (a block number and a version each, no data): a TRIM of a whole image goes in pushes this large, one after another. */
     static final int ZEROS_PER_PUSH = 65536;
     /** How many times a read asks for a block that a newer write replaced at its holder meanwhile. */
     static final int READ_ATTEMPTS = 3;
