@@ -1,5 +1,6 @@
 package io.heliotrope.it;
 
+import io.heliotrope.proto.controller.v1.SiteBlocks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Sites behind an emulated WAN with a 75 ms round trip (DESIGN.md sections 5 and 6): what
  * one site wrote, another reads byte for byte after the image moves, in every mode, along
- * a chain of moves, and through a holder that dies mid-fetch.
+ * a chain of moves, and through a holder that dies mid-fetch; what a site away from a
+ * remote image's home writes is stored at the home only.
  */
 class GeoReplicationIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
@@ -43,7 +45,7 @@ class GeoReplicationIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"on-demand", "proactive", "sync"})
+    @ValueSource(strings = {"on-demand", "proactive", "sync", "remote"})
     void whatOneSiteWroteAnotherReadsByteForByteAfterTheMove(String mode, @TempDir Path dir) throws Exception {
         try (WanSites sites = new WanSites(controller(), WanSites.WAN_75MS, List.of("a", "b"))) {
             String image = "moved-" + mode;
@@ -60,6 +62,29 @@ class GeoReplicationIT {
             if (mode.equals("sync")) {
                 assertThat(sites.link("a", "b").forwardBytes()).as("sync copies pushed to b").isGreaterThanOrEqualTo(256L << 20);
             }
+        }
+    }
+
+    @Test
+    void aRemoteImageWrittenAwayFromItsHomeIsStoredAtTheHomeOnlyAndReadBackEverywhere(@TempDir Path dir) throws Exception {
+        try (WanSites sites = new WanSites(controller(), WanSites.WAN_75MS, List.of("a", "b", "c"))) {
+            String image = "remote-from-b";
+            createImage(image, "32M", "remote");
+            Path written = TestData.randomFile(dir.resolve("written"), 32 << 20);
+
+            ok("nbdcopy", written.toString(), sites.site("b").nbdUri(image));
+            awaitClosed(image);
+
+            assertThat(cluster.client(0).status(image).getCurrentBlocksList()).as("committed blocks by holder")
+                    .containsExactly(SiteBlocks.newBuilder().setSite("a").setBlocks(8192).build());
+            assertThat(sites.site("b").image("show", image).assertSuccess().stdout()).as("b's copy").contains("data blocks: 0 ");
+            for (String reader : List.of("a", "c")) {
+                Path read = dir.resolve("read-at-" + reader);
+                ok("nbdcopy", sites.site(reader).nbdUri(image), read.toString());
+                awaitClosed(image);
+                assertThat(Tools.sha256(read)).as("what %s read", reader).isEqualTo(Tools.sha256(written));
+            }
+            assertThat(sites.site("c").image("show", image).assertSuccess().stdout()).as("c's copy").contains("data blocks: 0 ");
         }
     }
 

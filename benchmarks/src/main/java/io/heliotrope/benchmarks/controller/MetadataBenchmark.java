@@ -97,16 +97,16 @@ public final class MetadataBenchmark {
             Controller.Opened opened = siteA.open(image, 0);
             List<BlockVersion> dirty = dirtyBlocks(count, opened.epoch());
             long[] seenByA = new long[1];
-            double closeMillis = millis(() -> seenByA[0] = siteA.flush(image, opened.epoch(), dirty, true));
+            double closeMillis = millis(() -> seenByA[0] = siteA.flush(image, opened.epoch(), dirty, SITE_A, true));
             ImageStatus closed = admin().getImage(GetImageRequest.newBuilder().setName(image).build());
 
-            double openColdMillis = millis(() -> openAndRelease(siteB, image, 0, count));
-            double openRecentMillis = millis(() -> openAndRelease(siteA, image, seenByA[0], -1));
+            double openColdMillis = millis(() -> openAndRelease(siteB, SITE_B, image, 0, count));
+            double openRecentMillis = millis(() -> openAndRelease(siteA, SITE_A, image, seenByA[0], -1));
             ImageStatus uncompacted = admin().getImage(GetImageRequest.newBuilder().setName(image).build());
             double compactMillis = millis(() -> admin().compactImage(GetImageRequest.newBuilder().setName(image).build()).getMetaSeq());
             ImageStatus compacted = admin().getImage(GetImageRequest.newBuilder().setName(image).build());
             double zooKeeperBytes = zooKeeper.dataBytes() - zooKeeperBefore;
-            double openSnapshotMillis = millis(() -> openAndRelease(siteB, image, 0, count));
+            double openSnapshotMillis = millis(() -> openAndRelease(siteB, SITE_B, image, 0, count));
             return new Measurement(count, closeMillis, openColdMillis, openRecentMillis, compactMillis, openSnapshotMillis,
                     (double) closed.getMetadataBytes() / count, (double) compacted.getMetadataBytes() / count, zooKeeperBytes / count,
                     uncompacted.getSnapshotSeq() == uncompacted.getMetaSeq());
@@ -116,13 +116,13 @@ public final class MetadataBenchmark {
     }
 
     /** Opens for write from {@code cachedMetaSeq}, checks how many entries came when {@code expected >= 0}, and gives the lease back. */
-    private static long openAndRelease(Controller site, String image, long cachedMetaSeq, int expected) {
+    private static long openAndRelease(Controller site, String siteName, String image, long cachedMetaSeq, int expected) {
         Controller.Opened opened = site.open(image, cachedMetaSeq);
         if (expected >= 0 && opened.entries().size() != expected) {
             throw new IllegalStateException("%s: opened from metaSeq %d with %,d entries, expected %,d".formatted(
                     image, cachedMetaSeq, opened.entries().size(), expected));
         }
-        return site.flush(image, opened.epoch(), List.of(), true);
+        return site.flush(image, opened.epoch(), List.of(), siteName, true);
     }
 
     /**

@@ -40,14 +40,15 @@ public record Flush(String image, String site, long epoch, boolean release, Stri
     }
 
     /**
-     * Checks the entries against the image and the lease: blocks in range, own site or zero
-     * markers, versions of the epochs of this holding ({@code grantEpoch} to {@code epoch}).
+     * Checks the entries against the image and the lease: blocks in range, own site (or the
+     * home of a {@code remote} image, {@code remoteHome}, which stores what every site writes
+     * to it) or zero markers, versions of the epochs of this holding ({@code grantEpoch} to {@code epoch}).
      * A version of an earlier holding is one a fenced session wrote, and may never commit;
      * any of this holding's is larger than every version committed before its grant. The
      * one exception is a recovery flush: sync sites of the pending recovery as holders (or
      * zero markers), versions of its dead epochs, which those sites hold as acknowledged copies.
      */
-    void check(long imageBlocks, Lease lease) {
+    void check(long imageBlocks, String remoteHome, Lease lease) {
         int n = entries.size();
         if (n == 0) {
             return;
@@ -60,17 +61,18 @@ public record Flush(String image, String site, long epoch, boolean release, Stri
         if (recovery) {
             checkRecovered(lease.recovery());
         } else {
-            checkOwn(lease.grantEpoch());
+            checkOwn(lease.grantEpoch(), remoteHome);
         }
     }
 
-    private void checkOwn(long grantEpoch) {
+    private void checkOwn(long grantEpoch, String remoteHome) {
         long[] byHolder = entries.countByHolder();
         for (int holder = 1; holder < byHolder.length; holder++) {
             String named = entries.sites().get(holder - 1);
-            if (byHolder[holder] > 0 && !named.equals(site)) {
+            if (byHolder[holder] > 0 && !named.equals(site) && !named.equals(remoteHome)) {
                 throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': site " + site
-                        + " flushed blocks held by site " + named + "; a flush names its own site or a zero marker");
+                        + " flushed blocks held by site " + named + "; a flush names its own site"
+                        + (remoteHome.isEmpty() ? "" : ", the home " + remoteHome + " of the remote image,") + " or a zero marker");
             }
         }
         checkEpochs(grantEpoch, epoch, "those site " + site + " has held the lease at since its grant");

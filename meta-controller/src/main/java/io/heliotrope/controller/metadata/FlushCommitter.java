@@ -50,10 +50,10 @@ final class FlushCommitter {
         }
     }
 
-    Flushed commit(Flush flush, ImagePaths paths, long imageBlocks) {
+    Flushed commit(Flush flush, ImagePaths paths, long imageBlocks, String remoteHome) {
         Lease lease = leases.read(flush.image()).value();
         check(flush, lease, clock.millis());
-        flush.check(imageBlocks, lease);
+        flush.check(imageBlocks, remoteHome, lease);
         if (flush.entries().size() == 0) {
             return leaseOnly(flush, paths);
         }

@@ -39,9 +39,14 @@ public final class MetadataLog {
         this.compactor = new Compactor(zk, reader, views, payloads, clock, policy);
     }
 
-    /** Commits a flush to an image of {@code imageBlocks} blocks; see {@link FlushCommitter}. */
-    public Flushed flush(Flush flush, long imageBlocks) {
-        return committer.commit(flush, layout.image(flush.image()), imageBlocks);
+    /**
+     * Commits a flush to an image of {@code imageBlocks} blocks; see {@link FlushCommitter}.
+     *
+     * @param remoteHome the home of an image in the {@code remote} mode, which holds the
+     *        blocks any site writes to it; empty for the other modes
+     */
+    public Flushed flush(Flush flush, long imageBlocks, String remoteHome) {
+        return committer.commit(flush, layout.image(flush.image()), imageBlocks, remoteHome);
     }
 
     /**

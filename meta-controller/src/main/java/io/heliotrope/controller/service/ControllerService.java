@@ -6,6 +6,7 @@ import io.heliotrope.controller.catalog.CatalogImage;
 import io.heliotrope.controller.catalog.ImageCatalog;
 import io.heliotrope.controller.catalog.ImageConfig;
 import io.heliotrope.controller.catalog.ImageSpec;
+import io.heliotrope.controller.catalog.PropagationMode;
 import io.heliotrope.controller.catalog.ReplicationUpdate;
 import io.heliotrope.controller.lease.Lease;
 import io.heliotrope.controller.lease.LeaseManager;
@@ -197,7 +198,8 @@ public final class ControllerService {
         return async(() -> {
             Versioned<ImageConfig> config = catalog.get(flush.image());
             sites.require(flush.site());
-            Flushed flushed = metadata.flush(flush, config.value().blocks());
+            ImageConfig image = config.value();
+            Flushed flushed = metadata.flush(flush, image.blocks(), image.mode() == PropagationMode.REMOTE ? image.home() : "");
             afterCommit(flush, config.createZxid(), flushed);
             return flushed;
         });

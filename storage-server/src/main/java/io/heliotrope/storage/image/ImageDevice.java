@@ -1,16 +1,15 @@
 package io.heliotrope.storage.image;
 
 import io.heliotrope.nbd.BlockDescriptor;
-import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.Extent;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.image.BlockRanges.Run;
 import io.heliotrope.storage.view.DataView;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -19,6 +18,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
+import static io.heliotrope.storage.image.BlockRanges.descriptors;
+import static io.heliotrope.storage.image.BlockRanges.firstWholeBlock;
 import static java.util.Objects.requireNonNull;
 
 /**
@@ -29,15 +31,12 @@ import static java.util.Objects.requireNonNull;
  * partial edges by writing zeros. Whole-block writes made in a batch are queued in the
  * store and run together when the batch ends, so their index entries commit at once.
  */
-final class ImageDevice implements BlockDevice {
-    private final OpenImage image;
+final class ImageDevice extends AbstractImageDevice {
     private final DataView view;
     private final BlockStore store;
     private final Executor executor;
     private final Executor flushes;
     private final ByteBufAllocator allocator;
-    private final Runnable onClose;
-    private boolean closed;
     /** Confined to the thread that starts and ends batches. */
     private boolean batching;
     /** Whether a write of the batch was queued, confined as {@code batching} is. */
@@ -48,43 +47,12 @@ final class ImageDevice implements BlockDevice {
      * @param flushes runs its FLUSHes, which wait for the disk
      */
     ImageDevice(OpenImage image, BlockStore store, Executor executor, Executor flushes, ByteBufAllocator allocator, Runnable onClose) {
-        this.image = requireNonNull(image, "image is null");
+        super(image, onClose);
         this.view = image.view();
         this.store = requireNonNull(store, "store is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.flushes = requireNonNull(flushes, "flushes is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
-        this.onClose = requireNonNull(onClose, "onClose is null");
-    }
-
-    @Override
-    public long size() {
-        return image.info().sizeBytes();
-    }
-
-    @Override
-    public boolean canTrim() {
-        return true;
-    }
-
-    @Override
-    public boolean canZero() {
-        return true;
-    }
-
-    @Override
-    public boolean canFua() {
-        return true;
-    }
-
-    @Override
-    public boolean canMultiConn() {
-        return true;
-    }
-
-    @Override
-    public boolean canCache() {
-        return true;
     }
 
     /** Fetches every block of the range that is current only at another site, so that later reads are served here. */
@@ -97,18 +65,8 @@ final class ImageDevice implements BlockDevice {
     /** Completes when the view has read every block, fetched or not. */
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {
-        return compose(() -> {
-            int head = (int) (offset % BLOCK_SIZE);
-            int count = blocksCovering(offset, length);
-            ByteBuf buffer = allocator.directBuffer(count * BLOCK_SIZE);
-            return view.read(offset / BLOCK_SIZE, count, buffer.nioBuffer(0, count * BLOCK_SIZE))
-                    .whenComplete((ignored, failure) -> {
-                        if (failure != null) {
-                            buffer.release();
-                        }
-                    })
-                    .thenApply(ignored -> buffer.setIndex(head, head + length));
-        });
+        int count = blocksCovering(offset, length);
+        return compose(() -> readInto(allocator, offset, length, buffer -> view.read(offset / BLOCK_SIZE, count, buffer.nioBuffer(0, count * BLOCK_SIZE))));
     }
 
     @Override
@@ -154,7 +112,7 @@ final class ImageDevice implements BlockDevice {
     @Override
     public CompletableFuture<Void> trim(long offset, long length, boolean fua) {
         return compose(() -> {
-            long first = ceilDiv(offset, BLOCK_SIZE);
+            long first = firstWholeBlock(offset);
             long end = (offset + length) / BLOCK_SIZE;
             return end > first ? view.zero(first, end - first, image.nextVersion(), fua) : CompletableFuture.completedFuture(null);
         });
@@ -163,7 +121,7 @@ final class ImageDevice implements BlockDevice {
     @Override
     public CompletableFuture<Void> writeZeroes(long offset, long length, boolean fua, boolean mayTrim) {
         return compose(() -> {
-            long first = ceilDiv(offset, BLOCK_SIZE);
+            long first = firstWholeBlock(offset);
             long end = (offset + length) / BLOCK_SIZE;
             if (end <= first) {
                 return zeroPartial(offset, (int) length, fua);
@@ -179,46 +137,15 @@ final class ImageDevice implements BlockDevice {
 
     @Override
     public CompletableFuture<List<Extent>> blockStatus(long offset, long length) {
-        return supply(() -> {
-            long first = offset / BLOCK_SIZE;
-            List<BlockDescriptor> holes = descriptors(offset, length, view.allocation(first, blocksCovering(offset, length)).stream()
-                    .map(run -> new Run(run.firstBlock(), run.count(), run.state() == BlockState.DATA ? 0 : 1)).toList());
-            return holes.stream().map(d -> d.flags() == 0 ? Extent.data(d.length()) : Extent.zeroHole(d.length())).toList();
-        });
+        return supply(() -> BlockRanges.allocation(descriptors(offset, length, view.allocation(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
+                .map(run -> new Run(run.firstBlock(), run.count(), run.state() == BlockState.DATA ? 0 : 1)).toList())));
     }
 
     /** The {@link Locality} context of the range: where each part of it is read from. */
-    CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
+    @Override
+    public CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
         return supply(() -> descriptors(offset, length, view.placement(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
                 .map(run -> new Run(run.firstBlock(), run.count(), Locality.flags(run.place()))).toList()));
-    }
-
-    private record Run(long firstBlock, long count, int flags) {}
-
-    /** Runs of blocks as descriptors of [offset, offset + length), those with the same flags merged. */
-    private static List<BlockDescriptor> descriptors(long offset, long length, List<Run> runs) {
-        List<BlockDescriptor> descriptors = new ArrayList<>();
-        long position = offset;
-        for (Run run : runs) {
-            long runEnd = Math.min((run.firstBlock() + run.count()) * BLOCK_SIZE, offset + length);
-            long runLength = runEnd - position;
-            int last = descriptors.size() - 1;
-            if (last >= 0 && descriptors.get(last).flags() == run.flags()) {
-                descriptors.set(last, new BlockDescriptor(descriptors.get(last).length() + runLength, run.flags()));
-            } else {
-                descriptors.add(new BlockDescriptor(runLength, run.flags()));
-            }
-            position = runEnd;
-        }
-        return descriptors;
-    }
-
-    @Override
-    public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            onClose.run();
-        }
     }
 
     private CompletableFuture<Void> zeroPartial(long offset, int length, boolean fua) {
@@ -254,14 +181,6 @@ final class ImageDevice implements BlockDevice {
                 locks[0].unlock();
             }
         });
-    }
-
-    private static int blocksCovering(long offset, long length) {
-        return (int) (ceilDiv(offset + length, BLOCK_SIZE) - offset / BLOCK_SIZE);
-    }
-
-    private static long ceilDiv(long value, long divisor) {
-        return -Math.floorDiv(-value, divisor);
     }
 
     private <T> CompletableFuture<T> supply(Supplier<T> action) {

@@ -3,7 +3,9 @@ package io.heliotrope.storage.image;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.view.RemoteWrites;
 
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
@@ -70,6 +72,15 @@ public interface ImageSession {
      */
     default CompletableFuture<Void> recordSyncSites(Set<String> sites) {
         return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The {@code remote} mode away from the image's home: this session's writes, stored at
+     * the home only and tracked in memory here. Empty when this site's store holds the image's
+     * blocks (any other mode, or at the home).
+     */
+    default Optional<RemoteWrites> remoteWrites() {
+        return Optional.empty();
     }
 
     /** Ends the session: flushes what is left and gives the image up. */

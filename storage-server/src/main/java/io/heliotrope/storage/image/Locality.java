@@ -30,8 +30,8 @@ public final class Locality implements MetaContext {
 
     @Override
     public CompletableFuture<List<BlockDescriptor>> blockStatus(BlockDevice device, long offset, long length) {
-        if (device instanceof ImageDevice image) {
-            return image.locality(offset, length);
+        if (device instanceof AbstractImageDevice located) {
+            return located.locality(offset, length);
         }
         return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.INVALID_ARGUMENT, NAME + " describes only this site's images"));
     }

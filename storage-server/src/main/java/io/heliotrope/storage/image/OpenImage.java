@@ -56,11 +56,11 @@ public final class OpenImage {
         }
     }
 
-    ImageInfo info() {
+    public ImageInfo info() {
         return session.info();
     }
 
-    ImageSession session() {
+    public ImageSession session() {
         return session;
     }
 
@@ -68,7 +68,8 @@ public final class OpenImage {
         return view;
     }
 
-    synchronized long nextVersion() {
+    /** The version of the next write: larger than every one before it, in this session or any earlier one. */
+    public synchronized long nextVersion() {
         if (epoch == ImageSession.NO_EPOCH) {
             epoch = session.nextEpoch();
         }

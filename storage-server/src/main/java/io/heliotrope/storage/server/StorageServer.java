@@ -11,6 +11,7 @@ import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.CopyRule;
+import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
 import io.heliotrope.storage.peer.PeerFetcher;
 import io.heliotrope.storage.peer.PeerMetrics;
@@ -28,6 +29,7 @@ import io.heliotrope.storage.propagation.PropagationMetrics;
 import io.heliotrope.storage.view.Controller.SiteAddress;
 import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
+import io.heliotrope.storage.image.DeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.image.ImageSessions;
@@ -122,9 +124,10 @@ public final class StorageServer implements AutoCloseable {
             Executor storeCalls = storeThreads > 0 ? pool("site-io", storeThreads, QUEUED_PER_IMAGE) : Runnable::run;
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
             ExecutorService flushes = pool("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
-            DefaultDeviceFactory devices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
+            DeviceFactory storeDevices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
                     replicas == null ? ReplicatorFactory.NONE : replicas.modes(), StorageMetrics.reads(registry), storeCalls, storeThreads == 0, flushes,
                     ByteBufAllocator.DEFAULT);
+            DeviceFactory devices = replicas == null ? storeDevices : new ModeDevices(storeDevices, replicas.peers(), view, storeCalls, ByteBufAllocator.DEFAULT);
             // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
             ExecutorService openCalls = pool("site-opens", OPEN_THREADS, QUEUED_PER_IMAGE);
             ImageExports exports = new ImageExports(sessions, devices, openCalls);

@@ -54,8 +54,11 @@ public interface Controller extends AutoCloseable {
     /** The image's write lease as it is now. */
     LeaseState lease(String image);
 
-    /** Commits these blocks as held here (or zero) under {@code epoch}; returns the new metaSeq. */
-    long flush(String image, long epoch, List<BlockVersion> blocks, boolean release);
+    /**
+     * Commits these blocks under {@code epoch}, each held by {@code holder} (this site, or the
+     * home of a {@code remote} image) or a zero marker; returns the new metaSeq.
+     */
+    long flush(String image, long epoch, List<BlockVersion> blocks, String holder, boolean release);
 
     /**
      * Sync mode: records that {@code sites} take copies of this site's writes in its live

@@ -44,6 +44,9 @@ import static java.util.Objects.requireNonNull;
  * advances go one at a time. An advance whose reply was lost leaves the epoch in doubt
  * until the next renewal or flush repeats it, which the controller answers with the epoch
  * the first attempt took.
+ *
+ * <p>Its flushes take the blocks from its {@link SessionWrites}, chosen at open: this
+ * site's dirty set, held here, or a {@code remote} session's own writes, held at the home.
  */
 final class ControllerSession implements ImageSession {
     private static final Logger log = LoggerFactory.getLogger(ControllerSession.class);
@@ -52,13 +55,13 @@ final class ControllerSession implements ImageSession {
         void orphan(ImageInfo image, List<BlockVersion> blocks, String reason);
     }
 
-    private final String site;
     private final ImageInfo info;
     private final long grantEpoch;
     private volatile long epoch;
     private final long ttlNanos;
     private final BlockStore store;
     private final ViewCache view;
+    private final SessionWrites writes;
     private final Controller controller;
     private final Orphans orphans;
     private final ScheduledExecutorService scheduler;
@@ -80,15 +83,15 @@ final class ControllerSession implements ImageSession {
     private ScheduledFuture<?> checkpoints;
 
     /** Starts renewing the lease granted at {@code grantedAtNanos} right away. */
-    ControllerSession(String site, ImageInfo info, long epoch, Duration ttl, long grantedAtNanos, BlockStore store, ViewCache view,
+    ControllerSession(ImageInfo info, long epoch, Duration ttl, long grantedAtNanos, BlockStore store, ViewCache view, SessionWrites writes,
             Controller controller, Orphans orphans, ScheduledExecutorService scheduler) {
-        this.site = requireNonNull(site, "site is null");
         this.info = requireNonNull(info, "info is null");
         this.grantEpoch = epoch;
         this.epoch = epoch;
         this.ttlNanos = ttl.toNanos();
         this.store = requireNonNull(store, "store is null");
         this.view = requireNonNull(view, "view is null");
+        this.writes = requireNonNull(writes, "writes is null");
         this.controller = requireNonNull(controller, "controller is null");
         this.orphans = requireNonNull(orphans, "orphans is null");
         this.scheduler = requireNonNull(scheduler, "scheduler is null");
@@ -273,7 +276,7 @@ final class ControllerSession implements ImageSession {
     /** The dirty blocks of this session's holding, from its grant to its current epoch. */
     private List<BlockVersion> ownDirty() {
         long last = epoch;
-        return store.dirtyBlocks(info.id()).stream().filter(block -> {
+        return writes.unflushed().stream().filter(block -> {
             long written = Version.epochOf(block.version());
             return written >= grantEpoch && written <= last;
         }).toList();
@@ -291,9 +294,9 @@ final class ControllerSession implements ImageSession {
                     advance();
                 }
             }
-            long metaSeq = controller.flush(info.name(), epoch, dirty, release);
+            long metaSeq = controller.flush(info.name(), epoch, dirty, writes.holder(), release);
             validUntilNanos = sentAt + ttlNanos * 4 / 5;
-            StaleBlocks.committed(store, view, info.id(), site, metaSeq, dirty);
+            writes.committed(metaSeq, dirty);
             log.debug("{}: flushed {} blocks (metaSeq {}{})", info.name(), dirty.size(), metaSeq, release ? ", lease released" : "");
         } catch (HeliotropeException e) {
             if (!refused(e)) {

@@ -17,6 +17,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.UUID;
@@ -134,7 +135,7 @@ public final class ControllerSessions implements ImageSessions {
             }
             left = held.get(true);
             if (!left.isEmpty()) {
-                long metaSeq = controller.flush(image.name(), lease.epoch(), left, true);
+                long metaSeq = controller.flush(image.name(), lease.epoch(), left, site, true);
                 StaleBlocks.committed(store, view, image.id(), site, metaSeq, left);
                 log.info("{}: flushed {} blocks left over from epochs {} to {}", image.name(), left.size(), lease.grantEpoch(), lease.epoch());
             }
@@ -228,6 +229,7 @@ public final class ControllerSessions implements ImageSessions {
         Controller.Opened opened = controller.open(name, local == null ? 0 : view.metaSeq(local.id()));
         ImageInfo info = local;
         ControllerSession session = null;
+        RemoteWrites remote = null;
         try {
             if (local != null && !local.isCopyOf(opened.identity())) {
                 // The metadata since the copy's metaSeq is another image's: start afresh, under a lease taken anew.
@@ -240,7 +242,12 @@ public final class ControllerSessions implements ImageSessions {
                 local = copies.create(name, opened.identity(), opened.sizeBytes());
             }
             info = local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
-            session = new ControllerSession(site, info, opened.epoch(), opened.ttl(), grantedAt, store, view, controller, this::orphan, scheduler);
+            String home = opened.replication().home();
+            if (opened.replication().mode() == Replication.Mode.REMOTE && !home.isEmpty() && !home.equals(site)) {
+                remote = new RemoteWrites(home, view, info.id());
+            }
+            SessionWrites writes = remote != null ? remote : SessionWrites.inStore(store, view, info.id(), site);
+            session = new ControllerSession(info, opened.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
             view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
             // Before the stale blocks are found: the recovered versions are committed by then, and the view has them.
             recovery.recover(info, opened);
@@ -250,8 +257,9 @@ public final class ControllerSessions implements ImageSessions {
             throw e;
         }
         active.add(name);
-        log.info("{}: write lease at site {} (epoch {}, metaSeq {}, {} stale blocks)", name, site, opened.epoch(), opened.metaSeq(), session.staleCount());
-        return new ActiveSession(session, opened.replication());
+        log.info("{}: write lease at site {} (epoch {}, metaSeq {}, {} stale blocks{})", name, site, opened.epoch(), opened.metaSeq(), session.staleCount(),
+                remote == null ? "" : "; remote: data stored at home " + remote.home());
+        return new ActiveSession(session, opened.replication(), remote);
     }
 
     /** Whether the image is open for write here, or opening: copies from other sites must not land in it. */
@@ -263,10 +271,18 @@ public final class ControllerSessions implements ImageSessions {
     private final class ActiveSession implements ImageSession {
         private final ControllerSession session;
         private final Replication replication;
+        private final RemoteWrites remote;
 
-        ActiveSession(ControllerSession session, Replication replication) {
+        /** @param remote the session's writes when the image is remote and this site is not its home, else null */
+        ActiveSession(ControllerSession session, Replication replication, RemoteWrites remote) {
             this.session = session;
             this.replication = replication;
+            this.remote = remote;
+        }
+
+        @Override
+        public Optional<RemoteWrites> remoteWrites() {
+            return Optional.ofNullable(remote);
         }
 
         @Override
@@ -376,7 +392,7 @@ public final class ControllerSessions implements ImageSessions {
             if (session != null) {
                 session.abandon();
             } else {
-                controller.flush(name, epoch, List.of(), true);
+                controller.flush(name, epoch, List.of(), site, true);
             }
         } catch (RuntimeException e) {
             cause.addSuppressed(e);

@@ -147,9 +147,9 @@ public final class GrpcController implements Controller {
     }
 
     @Override
-    public long flush(String image, long epoch, List<BlockVersion> blocks, boolean release) {
+    public long flush(String image, long epoch, List<BlockVersion> blocks, String holder, boolean release) {
         return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRelease(release).build(),
-                blocks.stream().map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : site)).toList());
+                blocks.stream().map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : holder)).toList());
     }
 
     @Override

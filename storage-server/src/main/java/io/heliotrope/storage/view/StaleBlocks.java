@@ -55,13 +55,23 @@ public final class StaleBlocks {
      * view as held here, so the view stays current without a sync.
      */
     static void committed(BlockStore store, ViewCache view, long imageId, String site, long metaSeq, List<BlockVersion> flushed) {
-        // An empty flush takes no metaSeq: the seq it returns may be a commit this site never saw.
-        if (!flushed.isEmpty() && metaSeq == view.metaSeq(imageId) + 1) {
-            view.apply(imageId, metaSeq, false, flushed.stream()
-                    .map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : site))
-                    .toList());
-        }
+        applyCommitted(view, imageId, site, metaSeq, flushed);
         store.markFlushed(imageId, flushed);
+    }
+
+    /**
+     * Enters a successful flush of blocks held by {@code holder} into the view when it
+     * directly follows the cached view; returns whether it did.
+     */
+    static boolean applyCommitted(ViewCache view, long imageId, String holder, long metaSeq, List<BlockVersion> flushed) {
+        // An empty flush takes no metaSeq: the seq it returns may be a commit this site never saw.
+        if (flushed.isEmpty() || metaSeq != view.metaSeq(imageId) + 1) {
+            return false;
+        }
+        view.apply(imageId, metaSeq, false, flushed.stream()
+                .map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : holder))
+                .toList());
+        return true;
     }
 
     /** A growable array of longs, to hold a whole image's index without boxing. */

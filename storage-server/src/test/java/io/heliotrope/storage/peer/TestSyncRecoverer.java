@@ -64,7 +64,7 @@ class TestSyncRecoverer {
         long epoch = writer.open("vm", 0).epoch();
         writer.recordSyncSites("vm", epoch, Set.of("b"));
         push("b", new Copy(1, Version.compose(epoch, 1), filled(1)), new Copy(2, Version.compose(epoch, 2), filled(2)));
-        writer.flush("vm", epoch, List.of(new BlockVersion(1, Version.compose(epoch, 1), BlockState.DATA)), false);
+        writer.flush("vm", epoch, List.of(new BlockVersion(1, Version.compose(epoch, 1), BlockState.DATA)), "a", false);
         push("b", new Copy(1, Version.compose(epoch, 3), filled(3)), new Copy(3, Version.compose(epoch, 4), null));
         controller.expire("vm");
 

@@ -19,7 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -30,6 +29,8 @@ import java.util.function.BooleanSupplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
+import static io.heliotrope.storage.TestingBuffers.bytes;
+import static io.heliotrope.storage.TestingBuffers.filled;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
@@ -144,7 +145,7 @@ class TestControllerSessions {
         BlockDevice a = exports(sessions("a", storeA, 1 << 20), storeA).open("disk").join();
         a.write(0, filled(3, 1), false).join();
         controller.fence("disk", "b");
-        controller.forSite("b").flush("disk", 2, List.of(), true);
+        controller.forSite("b").flush("disk", 2, List.of(), "b", true);
 
         ControllerSessions restarted = sessions("a", storeA, 1 << 20);
         restarted.recover();
@@ -222,7 +223,7 @@ class TestControllerSessions {
         ControllerSessions sessions = sessions("a", storeA, 1 << 20);
         long fenced = sessions.open("disk").epoch();
         controller.fence("disk", "b");
-        controller.forSite("b").flush("disk", fenced + 1, List.of(), true);
+        controller.forSite("b").flush("disk", fenced + 1, List.of(), "b", true);
         ImageSession current = sessions.open("disk");
         long image = storeA.image("disk").id();
         storeA.write(image, 1, filled(1, 1).nioBuffer(), Version.compose(fenced, 7), RECORD, false);
@@ -289,22 +290,6 @@ class TestControllerSessions {
                 throw new AssertionError("timed out waiting for " + what);
             }
             Thread.onSpinWait();
-        }
-    }
-
-    private static ByteBuf filled(int blocks, int value) {
-        byte[] data = new byte[blocks * BLOCK_SIZE];
-        Arrays.fill(data, (byte) value);
-        return Unpooled.wrappedBuffer(data);
-    }
-
-    private static byte[] bytes(ByteBuf buffer) {
-        try {
-            byte[] bytes = new byte[buffer.readableBytes()];
-            buffer.readBytes(bytes);
-            return bytes;
-        } finally {
-            buffer.release();
         }
     }
 }

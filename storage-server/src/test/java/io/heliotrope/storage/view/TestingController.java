@@ -37,6 +37,7 @@ public final class TestingController {
     private final Map<String, List<Set<String>>> syncSites = new TreeMap<>();
     private final Map<String, Recovery> owed = new TreeMap<>();
     private final Set<String> expired = new TreeSet<>();
+    private final Map<String, Replication> replications = new TreeMap<>();
     private boolean loseAdvanceReply;
 
     public synchronized void createImage(String name, long sizeBytes) {
@@ -58,6 +59,11 @@ public final class TestingController {
 
     public synchronized UUID identity(String image) {
         return identities.get(image);
+    }
+
+    /** Opens of the image get these replication settings from now on (else the defaults, with the opening site as home). */
+    public synchronized void replicate(String image, Replication replication) {
+        replications.put(image, replication);
     }
 
     /** Moves the lease to another site, as if this one had stopped renewing. */
@@ -170,7 +176,7 @@ public final class TestingController {
                     List<List<GlobalBlock>> log = logs.get(image);
                     log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
                     return new Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail,
-                            Replication.defaults(site), owed(image));
+                            replications.getOrDefault(image, Replication.defaults(site)), owed(image));
                 }
             }
 
@@ -209,7 +215,7 @@ public final class TestingController {
             }
 
             @Override
-            public long flush(String image, long epoch, List<BlockVersion> blocks, boolean release) {
+            public long flush(String image, long epoch, List<BlockVersion> blocks, String holder, boolean release) {
                 pass(image);
                 synchronized (TestingController.this) {
                     known(image);
@@ -221,7 +227,7 @@ public final class TestingController {
                         }
                     }
                     logs.get(image).add(blocks.stream()
-                            .map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : site))
+                            .map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : holder))
                             .toList());
                     if (release) {
                         holders.remove(image);

@@ -28,8 +28,9 @@ import static java.util.Objects.requireNonNull;
 /**
  * Each image's replication mode, as its catalog said when it opened here (DESIGN.md
  * section 6): {@code proactive} pushes through the propagation manager, {@code on-demand}
- * only fetches, {@code sync} acknowledges a write once other sites hold it. {@code remote}
- * is not built yet: such an image is served as {@code on-demand} is.
+ * only fetches, {@code sync} acknowledges a write once other sites hold it. A {@code remote}
+ * image is served from the store as an {@code on-demand} one at its home; elsewhere its
+ * connections get devices that store nothing here ({@link ModeDevices}), which leave its view unused.
  */
 public final class ModeReplicators implements ReplicatorFactory {
     private static final Logger log = LoggerFactory.getLogger(ModeReplicators.class);
@@ -61,11 +62,7 @@ public final class ModeReplicators implements ReplicatorFactory {
                 yield new ProactiveReplicator(pushes, () -> pushing.remove(image.name(), pushes));
             }
             case SYNC -> new SyncReplicator(peers, session, preferred(replication), replication.syncCopies());
-            case ON_DEMAND -> Replicator.NONE;
-            case REMOTE -> {
-                log.warn("{}: the remote mode is not built yet; the image is served as on-demand", image.name());
-                yield Replicator.NONE;
-            }
+            case ON_DEMAND, REMOTE -> Replicator.NONE;
         };
     }
 

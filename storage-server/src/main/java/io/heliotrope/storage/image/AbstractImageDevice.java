@@ -1,0 +1,90 @@
+package io.heliotrope.storage.image;
+
+import io.heliotrope.nbd.BlockDescriptor;
+import io.heliotrope.nbd.BlockDevice;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
+import static java.util.Objects.requireNonNull;
+
+/**
+ * One connection to an image open at this site: it does all that NBD asks of an image
+ * (TRIM, WRITE_ZEROES, FUA, multi-conn, CACHE), tells where each block of a range is read
+ * from ({@link Locality}), and ends its use of the image once closed.
+ */
+public abstract class AbstractImageDevice implements BlockDevice {
+    protected final OpenImage image;
+    private final Runnable onClose;
+    private boolean closed;
+
+    /** @param onClose runs once, when the device first closes */
+    protected AbstractImageDevice(OpenImage image, Runnable onClose) {
+        this.image = requireNonNull(image, "image is null");
+        this.onClose = requireNonNull(onClose, "onClose is null");
+    }
+
+    /** The {@link Locality} context of [offset, offset + length): descriptors whose flags are {@link Locality#HERE}, {@link Locality#ELSEWHERE} or {@link Locality#ZERO}. */
+    public abstract CompletableFuture<List<BlockDescriptor>> locality(long offset, long length);
+
+    @Override
+    public long size() {
+        return image.info().sizeBytes();
+    }
+
+    @Override
+    public boolean canTrim() {
+        return true;
+    }
+
+    @Override
+    public boolean canZero() {
+        return true;
+    }
+
+    @Override
+    public boolean canFua() {
+        return true;
+    }
+
+    @Override
+    public boolean canMultiConn() {
+        return true;
+    }
+
+    @Override
+    public boolean canCache() {
+        return true;
+    }
+
+    /**
+     * A read of [offset, offset + length): a buffer of {@code allocator} that {@code blocks}
+     * fills with the whole blocks the range covers, from its start; completes with the
+     * range's bytes, or fails with the buffer released.
+     */
+    protected static CompletableFuture<ByteBuf> readInto(ByteBufAllocator allocator, long offset, int length,
+            Function<ByteBuf, CompletableFuture<Void>> blocks) {
+        int head = (int) (offset % BLOCK_SIZE);
+        ByteBuf buffer = allocator.directBuffer(blocksCovering(offset, length) * BLOCK_SIZE);
+        return blocks.apply(buffer)
+                .whenComplete((ignored, failure) -> {
+                    if (failure != null) {
+                        buffer.release();
+                    }
+                })
+                .thenApply(ignored -> buffer.setIndex(head, head + length));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!closed) {
+            closed = true;
+            onClose.run();
+        }
+    }
+}
