@@ -93,6 +93,13 @@ public interface BlockStore extends AutoCloseable {
      */
     boolean[] storeCopies(long imageId, List<Copy> copies, CopyRule rule, boolean sync);
 
+    /**
+     * Returns once every {@link #storeCopies} of the image that started before this call has
+     * finished: a caller whose rule refuses copies from some moment on, and that calls this
+     * after that moment, then reads every copy the store will ever take under the old answer.
+     */
+    void awaitStoredCopies(long imageId);
+
     /** Makes every completed write durable. */
     void sync();
 

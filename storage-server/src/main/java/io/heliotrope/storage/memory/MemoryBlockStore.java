@@ -212,6 +212,14 @@ public final class MemoryBlockStore implements BlockStore {
         return stored;
     }
 
+    @Override
+    public void awaitStoredCopies(long imageId) {
+        MemoryImage image = byId(imageId);
+        synchronized (image) {
+            // Nothing to do inside: storeCopies holds the image's monitor while it checks and stores.
+        }
+    }
+
     private static void markZero(MemoryImage image, int index, long version, Dirty dirty) {
         image.data[index] = null;
         image.versions[index] = version;

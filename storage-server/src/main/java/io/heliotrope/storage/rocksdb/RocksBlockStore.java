@@ -176,6 +176,11 @@ public final class RocksBlockStore implements BlockStore {
         return pipeline.storeCopies(imageId, copies, rule, sync);
     }
 
+    @Override
+    public void awaitStoredCopies(long imageId) {
+        pipeline.awaitStoredCopies();
+    }
+
     private void checkBlocks(long imageId, LongStream blocks) {
         ImageNames.checkBlocks(imageId, catalog.blockCount(imageId), blocks);
     }

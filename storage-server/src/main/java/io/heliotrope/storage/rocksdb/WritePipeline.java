@@ -337,6 +337,12 @@ final class WritePipeline implements AutoCloseable {
         return accepted.stored;
     }
 
+    /** Returns once every storeCopies that holds the lock now has released it. */
+    void awaitStoredCopies() {
+        lock.lock();
+        lock.unlock();
+    }
+
     /** Forgets dirty entries that still hold these versions; exclusive, in batches, so I/O waits briefly. */
     void markFlushed(long imageId, List<BlockVersion> flushed) {
         for (int from = 0; from < flushed.size(); from += MARK_BATCH) {

@@ -209,7 +209,6 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     private ImageSession start(String name) {
-        opening.add(name);
         try {
             return started(name);
         } finally {
@@ -227,6 +226,10 @@ public final class ControllerSessions implements ImageSessions {
         }
         long grantedAt = System.nanoTime();
         Controller.Opened opened = controller.open(name, local == null ? 0 : view.metaSeq(local.id()));
+        // Copies pushed while the open waited for the lease (the holder's sync copies, a remote image's writes at its
+        // home) were taken. From here on pushes are refused, and those already past the check land before the stale
+        // blocks are found (awaitStoredCopies below), so none changes a block after it was found current.
+        opening.add(name);
         ImageInfo info = local;
         ControllerSession session = null;
         RemoteWrites remote = null;
@@ -241,6 +244,7 @@ public final class ControllerSessions implements ImageSessions {
             if (local == null) {
                 local = copies.create(name, opened.identity(), opened.sizeBytes());
             }
+            store.awaitStoredCopies(local.id());
             info = local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
             String home = opened.replication().home();
             if (opened.replication().mode() == Replication.Mode.REMOTE && !home.isEmpty() && !home.equals(site)) {

@@ -176,6 +176,24 @@ class TestControllerSessions {
     }
 
     @Test
+    void anOpenThatWaitsForTheLeaseLetsPushesInUntilItHasTheLease() throws InterruptedException {
+        ControllerSessions sessions = sessions("a", storeA, 1 << 20);
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        controller.hold("disk", entered, release);
+        CompletableFuture<ImageSession> disk = CompletableFuture.supplyAsync(() -> sessions.open("disk"), callers);
+        entered.await();
+
+        // The holder elsewhere still writes: its sync copies (or a remote image's writes, at the home) must land here.
+        assertThat(sessions.isOpen("disk")).isFalse();
+        release.countDown();
+        ImageSession session = disk.join();
+        assertThat(sessions.isOpen("disk")).isTrue();
+        session.close();
+        assertThat(sessions.isOpen("disk")).isFalse();
+    }
+
+    @Test
     void anOpenCompletesWhileTheControllerHoldsUpTheRecoveryOfAnotherImage() throws InterruptedException {
         controller.createImage("other", 64 * BLOCK_SIZE);
         long epoch = sessions("a", storeA, 1 << 20).open("disk").epoch();
