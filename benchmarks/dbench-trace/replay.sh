@@ -6,7 +6,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 
-MODES=${MODES:-proactive on-demand sync}
+MODES=${MODES:-proactive on-demand sync remote}
 TRACE=${TRACE:-$HERE/dbench-4c.trace.csv.xz}
 LIMIT=${LIMIT:-0}
 MOVE_AT=${MOVE_AT:-0.3333}

@@ -42,6 +42,7 @@ import io.heliotrope.storage.view.Controller;
 import io.heliotrope.storage.view.ControllerSessions;
 import io.heliotrope.storage.view.GrpcController;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.ViewCache;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -124,10 +125,11 @@ public final class StorageServer implements AutoCloseable {
             Executor storeCalls = storeThreads > 0 ? pool("site-io", storeThreads, QUEUED_PER_IMAGE) : Runnable::run;
             log.info("site {}: block store calls run {}", config.site(), storeThreads > 0 ? "on " + storeThreads + " threads" : "on the NBD event loops");
             ExecutorService flushes = pool("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
+            ReadCounter reads = StorageMetrics.reads(registry);
             DeviceFactory storeDevices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
-                    replicas == null ? ReplicatorFactory.NONE : replicas.modes(), StorageMetrics.reads(registry), storeCalls, storeThreads == 0, flushes,
-                    ByteBufAllocator.DEFAULT);
-            DeviceFactory devices = replicas == null ? storeDevices : new ModeDevices(storeDevices, replicas.peers(), view, storeCalls, ByteBufAllocator.DEFAULT);
+                    replicas == null ? ReplicatorFactory.NONE : replicas.modes(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
+            DeviceFactory devices = replicas == null ? storeDevices
+                    : new ModeDevices(storeDevices, replicas.peers(), view, reads, storeCalls, ByteBufAllocator.DEFAULT);
             // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
             ExecutorService openCalls = pool("site-opens", OPEN_THREADS, QUEUED_PER_IMAGE);
             ImageExports exports = new ImageExports(sessions, devices, openCalls);

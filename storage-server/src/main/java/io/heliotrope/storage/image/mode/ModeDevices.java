@@ -7,6 +7,7 @@ import io.heliotrope.storage.image.ImageSession;
 import io.heliotrope.storage.image.OpenImage;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.view.DataView;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.ViewCache;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -25,17 +26,20 @@ public final class ModeDevices implements DeviceFactory {
     private final DeviceFactory store;
     private final Peers peers;
     private final ViewCache view;
+    private final ReadCounter reads;
     private final Executor lookups;
     private final ByteBufAllocator allocator;
 
     /**
      * @param store the devices that serve images from this site's store
+     * @param reads counts where a remote device's reads came from: all but zeros from the home
      * @param lookups where a remote device's calls that look into the view run
      */
-    public ModeDevices(DeviceFactory store, Peers peers, ViewCache view, Executor lookups, ByteBufAllocator allocator) {
+    public ModeDevices(DeviceFactory store, Peers peers, ViewCache view, ReadCounter reads, Executor lookups, ByteBufAllocator allocator) {
         this.store = requireNonNull(store, "store is null");
         this.peers = requireNonNull(peers, "peers is null");
         this.view = requireNonNull(view, "view is null");
+        this.reads = requireNonNull(reads, "reads is null");
         this.lookups = requireNonNull(lookups, "lookups is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
@@ -49,7 +53,7 @@ public final class ModeDevices implements DeviceFactory {
     @Override
     public BlockDevice device(OpenImage image, Runnable onClose) {
         return image.session().remoteWrites()
-                .<BlockDevice>map(writes -> new RemoteDevice(image, writes, peers, view, lookups, allocator, onClose))
+                .<BlockDevice>map(writes -> new RemoteDevice(image, writes, peers, view, reads, lookups, allocator, onClose))
                 .orElseGet(() -> store.device(image, onClose));
     }
 }

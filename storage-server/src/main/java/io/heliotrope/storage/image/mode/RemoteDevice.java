@@ -17,6 +17,7 @@ import io.heliotrope.storage.image.OpenImage;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.RemoteWrites;
 import io.heliotrope.storage.view.ViewCache;
 import io.netty.buffer.ByteBuf;
@@ -71,6 +72,7 @@ public final class RemoteDevice extends AbstractImageDevice {
     private final RemoteWrites writes;
     private final Peers peers;
     private final ViewCache view;
+    private final ReadCounter reads;
     private final ImageRef ref;
     private final long imageId;
     private final Executor lookups;
@@ -79,14 +81,17 @@ public final class RemoteDevice extends AbstractImageDevice {
     /**
      * @param writes the session's writes, which every connection to the image shares
      * @param view the cached view, for the committed version of each block
+     * @param reads counts where read blocks came from
      * @param lookups where calls that look into the view run
      */
-    RemoteDevice(OpenImage image, RemoteWrites writes, Peers peers, ViewCache view, Executor lookups, ByteBufAllocator allocator, Runnable onClose) {
+    RemoteDevice(OpenImage image, RemoteWrites writes, Peers peers, ViewCache view, ReadCounter reads, Executor lookups, ByteBufAllocator allocator,
+            Runnable onClose) {
         super(image, onClose);
         this.session = image.session();
         this.writes = requireNonNull(writes, "writes is null");
         this.peers = requireNonNull(peers, "peers is null");
         this.view = requireNonNull(view, "view is null");
+        this.reads = requireNonNull(reads, "reads is null");
         this.ref = ImageRef.of(image.info());
         this.imageId = image.info().id();
         this.lookups = requireNonNull(lookups, "lookups is null");
@@ -185,9 +190,13 @@ public final class RemoteDevice extends AbstractImageDevice {
     private CompletableFuture<Void> read(long first, int count, ByteBuf into) {
         session.checkCurrent();
         List<GlobalBlock> wanted = new ArrayList<>(count);
+        int zeros = 0;
         for (long block = first; block < first + count; block++) {
-            wanted.add(wanted(block));
+            GlobalBlock one = wanted(block);
+            wanted.add(one);
+            zeros += one.zero() ? 1 : 0;
         }
+        reads.read(zeros, count - zeros);
         return fetch(first, wanted, into, 1);
     }
 

@@ -45,6 +45,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.TestingBuffers.bytes;
@@ -63,6 +64,12 @@ class TestRemoteDevice {
     private final MemoryBlockStore home = new MemoryBlockStore();
     private final MemoryBlockStore third = new MemoryBlockStore();
     private final MemoryBlockStore here = new MemoryBlockStore();
+    /** Blocks read as zeros here and fetched from elsewhere, as the site's read counter sees them. */
+    private final AtomicLongArray counted = new AtomicLongArray(2);
+    private final ReadCounter reads = (zeros, fetched) -> {
+        counted.addAndGet(0, zeros);
+        counted.addAndGet(1, fetched);
+    };
     private final SitePeers peers = new SitePeers(Map.of(
             "a", new PeerService(home, home.view(), PushPolicy.NEWER, peerCalls),
             "c", new PeerService(third, third.view(), PushPolicy.NEWER, peerCalls)));
@@ -86,7 +93,7 @@ class TestRemoteDevice {
                 Duration.ofMinutes(1), 1 << 20);
         DefaultDeviceFactory store = new DefaultDeviceFactory(here, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true,
                 Runnable::run, UnpooledByteBufAllocator.DEFAULT);
-        BlockDevice device = new ImageExports(sessions, new ModeDevices(store, peers, here.view(), Runnable::run, UnpooledByteBufAllocator.DEFAULT), Runnable::run)
+        BlockDevice device = new ImageExports(sessions, new ModeDevices(store, peers, here.view(), reads, Runnable::run, UnpooledByteBufAllocator.DEFAULT), Runnable::run)
                 .open(IMAGE).join();
         assertThat(device).isInstanceOf(RemoteDevice.class);
         return device;
@@ -132,6 +139,7 @@ class TestRemoteDevice {
         peers.fetches.clear();
 
         byte[] read = bytes(device.read(4 * BLOCK_SIZE, 5 * BLOCK_SIZE).join());
+        assertThat(counted).as("read here (zeros), fetched").hasToString("[3, 2]");
 
         assertThat(Arrays.copyOfRange(read, 0, BLOCK_SIZE)).as("never written").containsOnly(0);
         assertThat(Arrays.copyOfRange(read, BLOCK_SIZE, 2 * BLOCK_SIZE)).as("committed at c").containsOnly(4);
@@ -142,6 +150,7 @@ class TestRemoteDevice {
         peers.fetches.clear();
         assertThat(bytes(device.read(7 * BLOCK_SIZE, 3 * BLOCK_SIZE).join())).containsOnly(0);
         assertThat(peers.fetches).as("zeros are read without asking anyone").isEmpty();
+        assertThat(counted).hasToString("[6, 2]");
         assertThat(device.blockStatus(4 * BLOCK_SIZE, 4 * BLOCK_SIZE).join())
                 .containsExactly(Extent.zeroHole(BLOCK_SIZE), Extent.data(2 * BLOCK_SIZE), Extent.zeroHole(BLOCK_SIZE));
         assertThat(new Locality().blockStatus(device, 4 * BLOCK_SIZE, 4 * BLOCK_SIZE).join()).containsExactly(
