@@ -8,6 +8,8 @@
       most bytes in any 1 s window; writes RUNS_CSV, prints the table, plots
   geo_report.py local-ab CSV PNG
       medians per build and the per-round ratios (median, min, max) of local-ab.csv
+  geo_report.py sustained CSV SECONDS WINDOW
+      the sustained job of local-ab.sh: mean, first and last window, last/first per site
 """
 import csv
 import os
@@ -264,7 +266,7 @@ plot {', '.join(plots)}
 # ----------------------------------------------------------------------------- local A/B
 
 BUILDS = ["prev", "cur", "prev-ctl", "cur-ctl"]
-LABEL = {"prev": "previous", "cur": "this", "prev-ctl": "previous+ctl", "cur-ctl": "this+ctl"}
+LABEL = {"prev": "previous", "cur": "this", "prev-ctl": "previous+ctl", "cur-ctl": "this+ctl", "cur-push": "this+push"}
 # Each build against the previous one run the same way.
 BASELINE = {"cur": "prev", "cur-ctl": "prev-ctl"}
 
@@ -325,6 +327,18 @@ plot {', '.join(plots)}
 """, png)
 
 
+def sustained(path, seconds, window):
+    rows = read_csv(path)
+    table = [["site", "mean IOPS", f"first {window} s", f"last {window} s", "last/first", "pushed MB/s"]]
+    for r in rows:
+        table.append([LABEL.get(r["build"], r["build"]), fmt(float(r["mean_iops"]), 0), fmt(float(r["first_iops"]), 0),
+                      fmt(float(r["last_iops"]), 0), f"{float(r['last_over_first']):.2f}", r["pushed_mb_per_s"] or "-"])
+    print(f"Sustained: 4 KiB random writes at QD32 for {seconds} s, once per site, IOPS per second logged.")
+    print_table(table, right_from=1)
+    print("this+push = this build with a controller on an image created with --s 0 and every move to taiwan, "
+          "so that each block written is pushed there during the job.")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["cold-read"] and len(args) == 4:
@@ -333,5 +347,7 @@ if __name__ == "__main__":
         propagation(*args[1:])
     elif args[:1] == ["local-ab"] and len(args) == 3:
         local_ab(*args[1:])
+    elif args[:1] == ["sustained"] and len(args) == 4:
+        sustained(*args[1:])
     else:
         sys.exit(__doc__)

@@ -9,6 +9,8 @@ REPO=$(cd "$HERE/../.." && pwd)
 ROUNDS=5
 RUNTIME=10
 RAMP=1
+SUSTAINED=60
+WINDOW=10
 SIZE=1G
 ONLY=.
 PREV_COMMIT=e37c0ed
@@ -57,6 +59,13 @@ Jobs (fio --ioengine=nbd, one connection, --runtime after --ramp, --time_based,
 --norandommap; ONLY selects them by a regular expression):
 $(for j in "${JOBS[@]}"; do IFS='|' read -r id unit args <<<"$j"; printf '  %-20s %-5s %s\n' "$id" "$unit" "$args"; done)
 
+Then one sustained job per site (--sustained s of 4 KiB random writes at QD32, no ramp,
+IOPS logged per second): its mean, its first and last --window s and last/first, the
+steady state. With a controller it also runs on 'push' (cur-push): an image of the same
+helio up created with --s 0 --transitions virginia:taiwan=1.0, so that every block written
+is pushed to taiwan while the job runs; the push rate is virginia's
+heliotrope_propagation_pushed_bytes_total over the job.
+
 Reported: the median per build, and per pair (cur/prev, cur-ctl/prev-ctl) the ratio of each
 round's two results, as median [min, max] over rounds; > 1: this build is faster.
 
@@ -69,6 +78,8 @@ Options (defaults in brackets):
   --rounds N           rounds per job [$ROUNDS]
   --runtime S          fio runtime per job, seconds [$RUNTIME]
   --ramp S             fio ramp time, not counted, seconds [$RAMP]
+  --sustained S        runtime of the sustained job, seconds; 0 skips it [$SUSTAINED]
+  --window S           its first and last windows, seconds [$WINDOW]
   --size SIZE          image size [$SIZE]
   --only REGEX         jobs to run, by name [$ONLY]
   --prev-commit REV    the previous build's commit [$PREV_COMMIT]
@@ -99,6 +110,8 @@ while (($#)); do
     --rounds) ROUNDS=$2; shift 2 ;;
     --runtime) RUNTIME=$2; shift 2 ;;
     --ramp) RAMP=$2; shift 2 ;;
+    --sustained) SUSTAINED=$2; shift 2 ;;
+    --window) WINDOW=$2; shift 2 ;;
     --size) SIZE=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --prev-commit) PREV_COMMIT=$2; shift 2 ;;
@@ -218,13 +231,22 @@ if [[ $CONTROLLER_RUN == 1 ]]; then
   URI[cur-ctl]=nbd://127.0.0.1:$NBD_V/$EXPORT
   wait_export cur-ctl "${URI[cur-ctl]}"
   BUILDS+=(cur-ctl)
+  if ((SUSTAINED > 0)); then
+    helio image create push --size "$SIZE_BYTES" --home virginia --s 0 --transitions virginia:taiwan=1.0 \
+      --controller "$CONTROLLER" >>"$OUT/logs/cli.log" 2>&1 || die "image create push failed (see $OUT/logs/cli.log)"
+    URI[cur-push]=nbd://127.0.0.1:$NBD_V/push
+    PID[cur-push]=${PID[cur-ctl]}
+  fi
 fi
-for name in "${BUILDS[@]}"; do
+FILLED=("${BUILDS[@]}")
+[[ -n ${URI[cur-push]:-} ]] && FILLED+=(cur-push)
+for name in "${FILLED[@]}"; do
   log "$name: writing the image with nbdcopy"
   nbdcopy "$FILE" "${URI[$name]}" 2>>"$OUT/logs/nbdcopy.log" || die "$name: nbdcopy failed (see $OUT/logs/nbdcopy.log)"
 done
 if [[ $CONTROLLER_RUN == 1 ]]; then
   wait_closed "$EXPORT" 60 || true
+  [[ -n ${URI[cur-push]:-} ]] && { wait_closed push 120 || true; }
   helio image show "$EXPORT" --controller "$CONTROLLER" >>"$OUT/logs/cli.log" 2>&1 || true
 fi
 
@@ -262,6 +284,33 @@ for job in "${JOBS[@]}"; do
 done
 ((jobs_run)) || die "no job matches --only '$ONLY'"
 
+# The sustained job: the steady state of each site's write path.
+if ((SUSTAINED > 0)); then
+  echo "build,mean_iops,first_iops,last_iops,last_over_first,pushed_mb_per_s" >"$OUT/sustained.csv"
+  for name in "${FILLED[@]}"; do
+    id=sustained-randwrite-4k-qd32 json=$OUT/fio/sustained.$name.json pushed0=0 pushed=
+    log "$id $name: ${SUSTAINED}s"
+    [[ $name == cur-push ]] && pushed0=$(metric "http://127.0.0.1:$METRICS_V/metrics" heliotrope_propagation_pushed_bytes_total)
+    start=$SECONDS
+    if ! fio --name="$id" --ioengine=nbd --uri="${URI[$name]}" --rw=randwrite --bs=4k --iodepth=32 --numjobs=1 \
+        --norandommap --time_based --runtime="$SUSTAINED" --write_iops_log="$OUT/fio/sustained.$name" --log_avg_msec=1000 \
+        --output-format=json --output="$json" >>"$OUT/logs/fio.log" 2>&1; then
+      log "  $name: fio $id failed (see $OUT/logs/fio.log)"; continue
+    fi
+    if [[ $name == cur-push ]]; then
+      pushed=$(python3 -c "import sys; print(f'{(int(sys.argv[2]) - int(sys.argv[1])) / 1e6 / max(1, int(sys.argv[3])):.1f}')" \
+        "$pushed0" "$(metric "http://127.0.0.1:$METRICS_V/metrics" heliotrope_propagation_pushed_bytes_total)" "$((SECONDS - start))")
+    fi
+    # shellcheck disable=SC2207  # report.py prints numbers separated by spaces
+    m=($(python3 "$REPO/benchmarks/nbd/report.py" fio "$json" 2>>"$OUT/logs/fio.log")) || true
+    # shellcheck disable=SC2207
+    w=($(python3 "$REPO/benchmarks/nbd/report.py" iopslog "$OUT/fio/sustained.${name}_iops.1.log" "$WINDOW" 2>>"$OUT/logs/fio.log")) || true
+    if ((${#m[@]} != 5 || ${#w[@]} != 3)); then log "  $name: no result for $id (see $OUT/logs/fio.log)"; continue; fi
+    echo "$name,${m[0]},${w[0]},${w[1]},${w[2]},$pushed" >>"$OUT/sustained.csv"
+    log "  $name: ${m[0]} IOPS, first ${WINDOW}s ${w[0]}, last ${w[1]} (${w[2]})${pushed:+, pushed $pushed MB/s}"
+  done
+fi
+
 ensure_gnuplot
 {
   echo "Local path A/B, $(date -Is) on $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -270,5 +319,9 @@ ensure_gnuplot
   echo "size $SIZE, $ROUNDS round(s), fio ${RUNTIME}s after ${RAMP}s ramp, data on $(df --output=fstype "$WORK" | tail -n 1) ($WORK); runs: ${BUILDS[*]}"
   echo
   python3 "$HERE/geo_report.py" local-ab "$OUT/local-ab.csv" "$OUT/local-ab.png"
+  if [[ -f $OUT/sustained.csv ]]; then
+    echo
+    python3 "$HERE/geo_report.py" sustained "$OUT/sustained.csv" "$SUSTAINED" "$WINDOW"
+  fi
 } | tee "$OUT/summary.txt"
 log "results in $OUT (local-ab.csv, local-ab.png, summary.txt, fio/, logs/)"
