@@ -8,6 +8,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 
 ROUNDS=5
+WARMUP=2
 SIZE=256M
 RTT=75ms
 BANDWIDTH=1gbit
@@ -47,10 +48,16 @@ Once per run, before the rounds, one more image goes through the same steps and 
 read at taiwan is copied into a file and compared with the original (cmp), and so is one
 read through the peer's link; a mismatch stops the run, so a fast wrong answer cannot pass.
 
+Before the rounds, --warmup rounds go the same way and are logged but not counted: the
+sites' JVM compiles its hot paths during the first reads (a profile of the first cold read
+of a fresh helio up: a third of its CPU in the C2 compiler), which a long-running site has
+done long before; nbdkit, in C, needs none.
+
 Goals: ours >= 1.0x the peer's median throughput, and >= 80% of the link's bandwidth.
 
 Options (defaults in brackets):
   --rounds N          rounds, each one read of ours and one of the peer [$ROUNDS]
+  --warmup N          rounds before them, not counted [$WARMUP]
   --size SIZE         image and file size, e.g. 16M, 256M, 1G [$SIZE]
   --rtt DURATION      emulated round-trip time, e.g. 75ms [$RTT]
   --bandwidth RATE    emulated bandwidth per direction, e.g. 1gbit, 100mbit [$BANDWIDTH]
@@ -76,6 +83,7 @@ while (($#)); do
   case $1 in
     -h|--help) usage; exit 0 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
     --size) SIZE=$2; shift 2 ;;
     --rtt) RTT=$2; shift 2 ;;
     --bandwidth) BANDWIDTH=$2; shift 2 ;;
@@ -93,6 +101,7 @@ done
 source "$HERE/lib.sh"
 
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive number"
+[[ $WARMUP =~ ^[0-9]+$ ]] || die "--warmup must be a number"
 SIZE_BYTES=$(size_bytes "$SIZE")
 LINK_BYTES=$(rate_bytes "$BANDWIDTH")
 DELAY=$(half_duration "$RTT")
@@ -158,7 +167,7 @@ record() {  # round server seconds wan_bytes
   local mbps pct
   mbps=$(awk -v b="$SIZE_BYTES" -v s="$3" 'BEGIN { printf "%.1f", b / s / 1e6 }')
   pct=$(awk -v b="$SIZE_BYTES" -v s="$3" -v l="$LINK_BYTES" 'BEGIN { printf "%.1f", 100 * b / s / l }')
-  echo "$1,$2,$3,$mbps,$pct,$4" >>"$OUT/cold-read.csv"
+  [[ $1 == w* ]] || echo "$1,$2,$3,$mbps,$pct,$4" >>"$OUT/cold-read.csv"
   log "  round $1 $2: $3 s, $mbps MB/s, $pct% of the link${4:+, $4 bytes over the WAN}"
 }
 
@@ -200,6 +209,9 @@ verify() {
 echo "round,server,seconds,mb_per_s,percent_of_link,wan_bytes" >"$OUT/cold-read.csv"
 VERIFIED=no
 if [[ $VERIFY == 1 ]]; then verify; VERIFIED="yes (a cold read at taiwan and a read through the peer's link equal the file, cmp)"; fi
+for ((r = 1; r <= WARMUP; r++)); do
+  run_ours "w$r"; run_peer "w$r"
+done
 for ((r = 1; r <= ROUNDS; r++)); do
   if ((r % 2)); then run_ours "$r"; run_peer "$r"; else run_peer "$r"; run_ours "$r"; fi
 done
@@ -207,7 +219,7 @@ done
 ensure_gnuplot
 {
   echo "Cold read after a move, $(date -Is) on $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "size $SIZE ($SIZE_BYTES bytes), link $RTT RTT / $BANDWIDTH ($LINK_BYTES bytes/s) / window $WINDOW bytes, $ROUNDS round(s), data on $(df --output=fstype "$WORK" | tail -n 1) ($WORK)"
+  echo "size $SIZE ($SIZE_BYTES bytes), link $RTT RTT / $BANDWIDTH ($LINK_BYTES bytes/s) / window $WINDOW bytes, $ROUNDS round(s) after $WARMUP not counted, data on $(df --output=fstype "$WORK" | tail -n 1) ($WORK)"
   echo "verified: $VERIFIED"
   echo
   python3 "$HERE/geo_report.py" cold-read "$OUT/cold-read.csv" "$LINK_BYTES" "$OUT/cold-read.png"
