@@ -79,6 +79,8 @@ final class ControllerSession implements ImageSession {
     /** Until when (System.nanoTime) the lease is surely ours: the last renewal's send time plus most of the TTL. */
     private volatile long validUntilNanos;
     private volatile String fenced;
+    /** The validUntilNanos whose lapse was last logged. */
+    private volatile long lapseLogged;
     private boolean closed;
     private long checkpointBlocks = Long.MAX_VALUE;
     private ScheduledFuture<?> checkpoints;
@@ -181,8 +183,14 @@ final class ControllerSession implements ImageSession {
     @Override
     public void checkCurrent() {
         String reason = fenced;
-        if (reason == null && System.nanoTime() - validUntilNanos > 0) {
+        long validUntil = validUntilNanos;
+        if (reason == null && System.nanoTime() - validUntil > 0) {
             reason = "no renewal reached the controller in time, so the lease may have expired";
+            if (lapseLogged != validUntil) {
+                // Once per lapse: the clients only see EIO, which the NBD server logs at debug level.
+                lapseLogged = validUntil;
+                log.warn("{}: refusing I/O until a renewal reaches the controller (epoch {}): {}", info.name(), epoch, reason);
+            }
         }
         if (reason != null) {
             throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "' lost its write lease (epoch " + epoch + "): " + reason);
