@@ -13,8 +13,9 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Under a cap, grants carry at most a {@link #quantum()} (a hundredth of the cap) and
  * are paced: each comes no earlier than the one before plus its bytes at the rate the
- * window allows, so pushes leave evenly instead of a second's worth at once followed by a
- * pause. A burst would queue on the link, and bytes that left in one window could then
+ * window allows (one asked for less than a quantum's pace late keeps to the schedule, as
+ * timers fire late), so pushes leave evenly instead of a second's worth at once followed by
+ * a pause. A burst would queue on the link, and bytes that left in one window could then
  * arrive in the next with bytes that queued less: the receiver would count more than the
  * cap in some second. For the same reason the window holds one quantum less than the cap,
  * room for one grant's delivery jitter.
@@ -92,7 +93,10 @@ final class RateLimiter {
         inWindow += bytes;
         spentToday += bytes;
         if (bytesPerSecond != 0) {
-            pacedUntil = Math.max(now, pacedUntil) + paceMillis(bytes);
+            // A grant asked for late (timers fire late) keeps to the schedule if it is less than a quantum's pace behind,
+            // instead of losing the time; after a pause the schedule starts anew.
+            double due = now - pacedUntil <= paceMillis(quantum()) ? pacedUntil : now;
+            pacedUntil = due + paceMillis(bytes);
         }
         last = grant;
         return grant;

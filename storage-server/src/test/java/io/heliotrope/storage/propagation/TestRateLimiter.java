@@ -66,6 +66,26 @@ class TestRateLimiter {
     }
 
     @Test
+    void aRequesterThatComesLateStillGetsTheRate() {
+        long cap = 100_000;
+        RateLimiter limiter = new RateLimiter(time.clock(), cap, 0);
+        List<long[]> grants = new ArrayList<>();
+        long start = time.clock().millis();
+        while (time.clock().millis() < start + 5_000) {
+            // As a timer does: it fires a few milliseconds after it was due.
+            time.advance(Duration.ofMillis(limiter.millisUntil(limiter.quantum()) + 3));
+            assertThat(limiter.tryAcquire(limiter.quantum())).isNotNull();
+            grants.add(new long[] {time.clock().millis(), limiter.quantum()});
+        }
+
+        long granted = grants.stream().mapToLong(grant -> grant[1]).sum();
+        assertThat(granted).isGreaterThanOrEqualTo((long) (0.97 * 5 * (cap - limiter.quantum())));
+        for (long[] grant : grants) {
+            assertThat(sum(grants, grant[0])).isLessThanOrEqualTo(cap - limiter.quantum());
+        }
+    }
+
+    @Test
     void saysHowLongUntilBytesFit() {
         RateLimiter limiter = new RateLimiter(time.clock(), 1000, 0);
         assertThat(limiter.tryAcquire(600)).isNotNull();
@@ -78,7 +98,8 @@ class TestRateLimiter {
         time.advance(Duration.ofMillis(307));
         assertThat(limiter.tryAcquire(300)).isNotNull();
 
-        assertThat(limiter.millisUntil(90)).isEqualTo(304);
+        // The pace keeps to its schedule: the grant came 1 ms after it was due, less than a quantum's pace late.
+        assertThat(limiter.millisUntil(90)).isEqualTo(303);
         assertThat(limiter.millisUntil(500)).isEqualTo(393);
         assertThat(limiter.millisUntil(990)).isEqualTo(1000);
         assertThat(limiter.millisUntil(991)).isEqualTo(-1);
