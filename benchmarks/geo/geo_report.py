@@ -205,7 +205,7 @@ def propagation(samples_path, runs_path, link_bytes, png):
     print_table(table)
     print(f"\nlink: {link_bytes / 1e6:.1f} MB/s. MB = 10^6 bytes. 'push MB/s': virginia's "
           "heliotrope_propagation_pushed_bytes_total{destination=\"taiwan\"}\n(block data plus each copy's "
-          "number and version, counted when taiwan acknowledges) from the last sample before it first grew\n"
+          "number and version, counted as each push goes out) from the last sample before it first grew\n"
           "after the write started to the first sample at its final value, over that time ('full s'); "
           "'rx MB/s': the same for\ntaiwan's heliotrope_peer_bytes_total{direction=\"received\"}. "
           "'max 1 s MB': the most pushed bytes between two samples whose scrapes lie within 1 s\n"

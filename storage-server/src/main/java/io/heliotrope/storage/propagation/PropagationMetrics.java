@@ -31,10 +31,15 @@ public final class PropagationMetrics {
         queued.add(delta);
     }
 
-    void pushed(String site, long blocks, long bytes, long refused) {
+    /** A push to {@code site} goes out: the bytes the cap and the budget count. */
+    void sent(String site, long bytes) {
+        destination(site).bytes.increment(bytes);
+    }
+
+    /** {@code site} answered a push of {@code blocks} copies, {@code refused} of which it did not store. */
+    void pushed(String site, long blocks, long refused) {
         Destination destination = destination(site);
         destination.blocks.increment(blocks);
-        destination.bytes.increment(bytes);
         destination.refused.increment(refused);
     }
 
@@ -55,7 +60,8 @@ public final class PropagationMetrics {
         Destination(String site) {
             blocks = Counter.builder("heliotrope.propagation.pushed.blocks").tag("destination", site).register(registry);
             bytes = Counter.builder("heliotrope.propagation.pushed.bytes").baseUnit("bytes").tag("destination", site)
-                    .description("Bytes of the copies pushed, block data and each copy's block number and version")
+                    .description("Bytes of the copies pushed (block data and each copy's block number and version), counted as each push"
+                            + " goes out: what the image's cap and budget govern")
                     .register(registry);
             refused = Counter.builder("heliotrope.propagation.refused.blocks").tag("destination", site)
                     .description("Copies pushed that the destination did not store: it had them, or newer")

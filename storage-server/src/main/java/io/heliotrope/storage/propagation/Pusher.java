@@ -185,10 +185,13 @@ final class Pusher {
         BoundedExecutors.supplyAsync(() -> context.store().readCopies(image.id(), taken, data), context.storeExecutor(), "the propagation of " + image.name())
                 .thenCompose(versions -> {
                     List<Copy> copies = guarded(site, copies(versions, data));
-                    limiter.refund(grant, taken.length * DATA_COPY_BYTES - cost(copies));
-                    return copies.isEmpty()
-                            ? CompletableFuture.completedFuture(new Sent(copies, new boolean[0]))
-                            : context.peers().push(site, ref, copies).thenApply(stored -> new Sent(copies, stored));
+                    long cost = cost(copies);
+                    limiter.refund(grant, taken.length * DATA_COPY_BYTES - cost);
+                    if (copies.isEmpty()) {
+                        return CompletableFuture.completedFuture(new Sent(copies, new boolean[0]));
+                    }
+                    context.metrics().sent(site, cost);
+                    return context.peers().push(site, ref, copies).thenApply(stored -> new Sent(copies, stored));
                 })
                 .whenComplete((sent, failure) -> finished(site, taken, sent, failure));
     }
@@ -239,7 +242,7 @@ final class Pusher {
             for (boolean stored : sent.stored()) {
                 refused += stored ? 0 : 1;
             }
-            context.metrics().pushed(site, sent.copies().size(), cost(sent.copies()), refused);
+            context.metrics().pushed(site, sent.copies().size(), refused);
         } else {
             blocks.putBack(taken);
             long wait = context.backoff().failed(site);
