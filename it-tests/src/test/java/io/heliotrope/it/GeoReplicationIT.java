@@ -110,7 +110,7 @@ class GeoReplicationIT {
 
     @Test
     void aHolderThatDiesMidFetchFailsTheReadWithinTheTimeoutAndAReadAfterItsRestartSucceeds(@TempDir Path dir) throws Exception {
-        try (WanSites sites = new WanSites(controller(), WanSites.WAN_75MS, List.of("a", "b"), "--fetch-timeout", "3s")) {
+        try (WanSites sites = new WanSites(controller(), WanSites.WAN_75MS, List.of("a", "b"), "--fetch-timeout", "5s")) {
             createImage("holder", "256M", "on-demand");
             Path written = TestData.randomFile(dir.resolve("written"), 256 << 20);
             ok("nbdcopy", written.toString(), sites.site("a").nbdUri("holder"));

@@ -42,6 +42,8 @@ public final class PeerFetcher implements BlockFetcher {
     private static final Logger log = LoggerFactory.getLogger(PeerFetcher.class);
     /** 1 MiB of data a request: large enough to amortize a WAN round trip, small enough to spread over several connections. */
     static final int BATCH = 256;
+    /** A site whose fetches fail is named at WARN at most this often; the other failures go to debug. */
+    private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final BlockStore store;
     private final Peers peers;
@@ -49,6 +51,8 @@ public final class PeerFetcher implements BlockFetcher {
     private final Executor executor;
     private final Duration timeout;
     private final Map<Key, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
+    /** When a failed fetch from each site was last logged at WARN (System.nanoTime). */
+    private final Map<String, Long> warnedAt = new ConcurrentHashMap<>();
 
     /**
      * @param executor where fetched copies are stored (store calls block)
@@ -109,10 +113,23 @@ public final class PeerFetcher implements BlockFetcher {
                     .thenAcceptAsync(copies -> stored(route, batch, copies), executor)
                     .exceptionally(failure -> {
                         HeliotropeException cause = asHeliotrope(failure);
-                        log.debug("{}: fetch of {} blocks from site {} failed: {}", image.name(), wanted.size(), route.site(), cause.getMessage());
+                        logFailure(image, wanted.size(), route.site(), cause);
                         retryElsewhere(route, batch, cause);
                         return null;
                     });
+        }
+    }
+
+    /** Reads that fail show the client only EIO: the site says why, once in a while per site. */
+    private void logFailure(ImageInfo image, int blocks, String site, HeliotropeException cause) {
+        long now = System.nanoTime();
+        Long last = warnedAt.get(site);
+        if (last == null || now - last > WARN_EVERY_NANOS) {
+            warnedAt.put(site, now);
+            log.warn("{}: fetch of {} blocks from site {} failed (other sites are asked; more such failures within 5 s go to debug): {}",
+                    image.name(), blocks, site, cause.getMessage());
+        } else {
+            log.debug("{}: fetch of {} blocks from site {} failed: {}", image.name(), blocks, site, cause.getMessage());
         }
     }
 

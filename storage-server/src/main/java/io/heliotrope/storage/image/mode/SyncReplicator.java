@@ -8,6 +8,9 @@ import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.view.Replicator;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +37,7 @@ import static java.util.Objects.requireNonNull;
  * the start for the first sites of the list, and again whenever a replacement changes it.
  */
 final class SyncReplicator implements Replicator {
+    private static final Logger log = LoggerFactory.getLogger(SyncReplicator.class);
     private final Peers peers;
     private final ImageSession session;
     private final ImageRef image;
@@ -102,6 +106,10 @@ final class SyncReplicator implements Replicator {
             return site;
         }).exceptionallyCompose(failure -> {
             String replacement = replace(site, tried);
+            // The client sees only EIO if no site is left: say why each one fell through.
+            log.warn("{}: the sync copy of {} blocks from block {} did not reach site {}{}: {}", image.name(), blocks.size(), first, site,
+                    replacement == null ? " and no other site is left: the write fails" : "; trying site " + replacement,
+                    HeliotropeException.rootMessage(failure));
             if (replacement == null) {
                 return CompletableFuture.failedFuture(tooFew(first));
             }
