@@ -52,10 +52,14 @@ class GeoReplicationIT {
             createImage(image, "256M", mode);
             Path written = TestData.randomFile(dir.resolve("written"), 256 << 20);
 
-            ok("nbdcopy", written.toString(), sites.site("a").nbdUri(image));
-            awaitClosed(image);
             Path read = dir.resolve("read");
-            ok("nbdcopy", sites.site("b").nbdUri(image), read.toString());
+            try {
+                ok("nbdcopy", written.toString(), sites.site("a").nbdUri(image));
+                awaitClosed(image);
+                ok("nbdcopy", sites.site("b").nbdUri(image), read.toString());
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "\n" + sites.logs(), e);
+            }
 
             assertThat(Tools.sha256(read)).as("what b read").isEqualTo(Tools.sha256(written));
             assertThat(sites.link("b", "a").backwardBytes()).as("bytes from a to b").isGreaterThan(0);

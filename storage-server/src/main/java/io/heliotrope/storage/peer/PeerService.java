@@ -197,9 +197,10 @@ public final class PeerService {
 
     /** This site's copy of the image, made now when there is none; empty when the name is another image's. */
     private Optional<ImageInfo> copyFor(ImageRef ref) {
-        Optional<ImageInfo> local = copyOf(ref);
-        if (local.isPresent() || copies.find(ref.name()) != null) {
-            return local;
+        // One look: a copy another push makes between two looks would otherwise read as another image's name here.
+        ImageInfo found = copies.find(ref.name());
+        if (found != null) {
+            return Optional.of(found).filter(image -> image.isCopyOf(ref.identity()));
         }
         try {
             ImageInfo created = copies.create(ref.name(), ref.identity(), ref.sizeBytes());

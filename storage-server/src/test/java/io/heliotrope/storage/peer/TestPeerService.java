@@ -17,10 +17,14 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.SKIP;
@@ -56,6 +60,32 @@ class TestPeerService {
                 .containsExactly(false, true);
         assertThat(service.fetch(disk, List.of(new Wanted(1, old), new Wanted(2, Version.compose(5, 1)))).join())
                 .extracting(Copy::block, Copy::version).containsExactly(tuple(1L, old), tuple(2L, Version.compose(5, 1)));
+    }
+
+    @Test
+    void pushesThatRaceToMakeTheCopyOfANewImageAreAllHeld() throws Exception {
+        ExecutorService pushers = Executors.newFixedThreadPool(4);
+        try {
+            for (int round = 0; round < 200; round++) {
+                ImageRef image = new ImageRef(UUID.randomUUID(), "new-" + round, SIZE);
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<boolean[]>> pushes = new ArrayList<>();
+                for (int block = 0; block < 4; block++) {
+                    Copy copy = new Copy(block, Version.compose(1, 1), filled(block));
+                    pushes.add(pushers.submit(() -> {
+                        go.await();
+                        return service.push(image, List.of(copy)).join();
+                    }));
+                }
+                go.countDown();
+                for (Future<boolean[]> push : pushes) {
+                    // A sync writer whose copy is refused fails the client's write.
+                    assertThat(push.get()).as("round %d", round).containsExactly(true);
+                }
+            }
+        } finally {
+            pushers.shutdownNow();
+        }
     }
 
     @Test
