@@ -235,7 +235,6 @@ if [[ $CONTROLLER_RUN == 1 ]]; then
     helio image create push --size "$SIZE_BYTES" --home virginia --s 0 --transitions virginia:taiwan=1.0 \
       --controller "$CONTROLLER" >>"$OUT/logs/cli.log" 2>&1 || die "image create push failed (see $OUT/logs/cli.log)"
     URI[cur-push]=nbd://127.0.0.1:$NBD_V/push
-    PID[cur-push]=${PID[cur-ctl]}
   fi
 fi
 FILLED=("${BUILDS[@]}")

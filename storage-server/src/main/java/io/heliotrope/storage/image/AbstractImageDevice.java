@@ -7,7 +7,9 @@ import io.netty.buffer.ByteBufAllocator;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
@@ -20,12 +22,18 @@ import static java.util.Objects.requireNonNull;
  */
 public abstract class AbstractImageDevice implements BlockDevice {
     protected final OpenImage image;
+    /** Runs this connection's calls, in order when it must (a connection's store calls run one at a time). */
+    protected final Executor calls;
     private final Runnable onClose;
     private boolean closed;
 
-    /** @param onClose runs once, when the device first closes */
-    protected AbstractImageDevice(OpenImage image, Runnable onClose) {
+    /**
+     * @param calls runs this connection's calls ({@link #supply}, {@link #compose})
+     * @param onClose runs once, when the device first closes
+     */
+    protected AbstractImageDevice(OpenImage image, Executor calls, Runnable onClose) {
         this.image = requireNonNull(image, "image is null");
+        this.calls = requireNonNull(calls, "calls is null");
         this.onClose = requireNonNull(onClose, "onClose is null");
     }
 
@@ -78,6 +86,16 @@ public abstract class AbstractImageDevice implements BlockDevice {
                     }
                 })
                 .thenApply(ignored -> buffer.setIndex(head, head + length));
+    }
+
+    /** Runs {@code action} where this connection's calls run. */
+    protected final <T> CompletableFuture<T> supply(Supplier<T> action) {
+        return CompletableFuture.supplyAsync(action, calls);
+    }
+
+    /** Runs {@code action} where this connection's calls run; completes as the future it returns does. */
+    protected final <T> CompletableFuture<T> compose(Supplier<CompletableFuture<T>> action) {
+        return supply(action).thenCompose(Function.identity());
     }
 
     @Override

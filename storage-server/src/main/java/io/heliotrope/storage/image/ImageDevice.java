@@ -14,8 +14,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
@@ -34,7 +32,6 @@ import static java.util.Objects.requireNonNull;
 final class ImageDevice extends AbstractImageDevice {
     private final DataView view;
     private final BlockStore store;
-    private final Executor executor;
     private final Executor flushes;
     private final ByteBufAllocator allocator;
     /** Confined to the thread that starts and ends batches. */
@@ -47,10 +44,9 @@ final class ImageDevice extends AbstractImageDevice {
      * @param flushes runs its FLUSHes, which wait for the disk
      */
     ImageDevice(OpenImage image, BlockStore store, Executor executor, Executor flushes, ByteBufAllocator allocator, Runnable onClose) {
-        super(image, onClose);
+        super(image, executor, onClose);
         this.view = image.view();
         this.store = requireNonNull(store, "store is null");
-        this.executor = requireNonNull(executor, "executor is null");
         this.flushes = requireNonNull(flushes, "flushes is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
@@ -100,7 +96,7 @@ final class ImageDevice extends AbstractImageDevice {
         batching = false;
         if (queuedInBatch) {
             queuedInBatch = false;
-            executor.execute(store::runQueuedWrites);
+            calls.execute(store::runQueuedWrites);
         }
     }
 
@@ -181,14 +177,5 @@ final class ImageDevice extends AbstractImageDevice {
                 locks[0].unlock();
             }
         });
-    }
-
-    private <T> CompletableFuture<T> supply(Supplier<T> action) {
-        return CompletableFuture.supplyAsync(action, executor);
-    }
-
-    /** Runs {@code action} on this connection's executor; completes as the future it returns does. */
-    private <T> CompletableFuture<T> compose(Supplier<CompletableFuture<T>> action) {
-        return supply(action).thenCompose(Function.identity());
     }
 }

@@ -34,8 +34,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
@@ -75,7 +73,6 @@ public final class RemoteDevice extends AbstractImageDevice {
     private final ReadCounter reads;
     private final ImageRef ref;
     private final long imageId;
-    private final Executor lookups;
     private final ByteBufAllocator allocator;
 
     /**
@@ -86,7 +83,7 @@ public final class RemoteDevice extends AbstractImageDevice {
      */
     RemoteDevice(OpenImage image, RemoteWrites writes, Peers peers, ViewCache view, ReadCounter reads, Executor lookups, ByteBufAllocator allocator,
             Runnable onClose) {
-        super(image, onClose);
+        super(image, lookups, onClose);
         this.session = image.session();
         this.writes = requireNonNull(writes, "writes is null");
         this.peers = requireNonNull(peers, "peers is null");
@@ -94,7 +91,6 @@ public final class RemoteDevice extends AbstractImageDevice {
         this.reads = requireNonNull(reads, "reads is null");
         this.ref = ImageRef.of(image.info());
         this.imageId = image.info().id();
-        this.lookups = requireNonNull(lookups, "lookups is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
 
@@ -229,7 +225,7 @@ public final class RemoteDevice extends AbstractImageDevice {
                 throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + ref.name() + "': block " + block.block() + " at version "
                         + block.version() + " is not at site '" + block.holder() + "' (" + missing.size() + " blocks missing after " + attempt + " attempts)");
             }
-            return CompletableFuture.supplyAsync(() -> missing.stream().map(this::again).toList(), lookups)
+            return supply(() -> missing.stream().map(this::again).toList())
                     .thenCompose(next -> fetch(first, next, into, attempt + 1));
         });
     }
@@ -331,15 +327,10 @@ public final class RemoteDevice extends AbstractImageDevice {
         int count = blocksCovering(offset, length);
         return writes.inTurn(first, count, () -> {
             ByteBuf merged = Unpooled.wrappedBuffer(new byte[count * BLOCK_SIZE]);
-            return CompletableFuture.supplyAsync(() -> read(first, count, merged), lookups).thenCompose(Function.identity()).thenCompose(ignored -> {
+            return compose(() -> read(first, count, merged)).thenCompose(ignored -> {
                 merge.accept(merged);
                 return write(first, count, merged.nioBuffer());
             });
         });
-    }
-
-    /** Runs {@code action} where lookups run; completes as the future it returns does. */
-    private <T> CompletableFuture<T> compose(Supplier<CompletableFuture<T>> action) {
-        return CompletableFuture.supplyAsync(action, lookups).thenCompose(Function.identity());
     }
 }
