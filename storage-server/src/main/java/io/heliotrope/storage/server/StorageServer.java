@@ -5,6 +5,8 @@ import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.grpc.GrpcServers;
+import io.heliotrope.http.GetServer;
+import io.heliotrope.http.Reply;
 import io.heliotrope.nbd.server.BaseAllocation;
 import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdServer;
@@ -57,6 +59,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -79,7 +82,7 @@ public final class StorageServer implements AutoCloseable {
     private final SiteConfig config;
     private final NbdServer nbd;
     private final Server grpc;
-    private final MetricsHttpServer metrics;
+    private final GetServer metrics;
 
     public StorageServer(SiteConfig config) {
         this.config = config;
@@ -145,7 +148,8 @@ public final class StorageServer implements AutoCloseable {
                     : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service());
             components.push(() -> GrpcServers.shutdown(grpc));
 
-            metrics = new MetricsHttpServer(new InetSocketAddress(config.bind(), config.metricsPort()), registry);
+            metrics = GetServer.start(new InetSocketAddress(config.bind(), config.metricsPort()), "metrics-http", 1,
+                    Map.of("/metrics", request -> Reply.prometheus(registry.scrape())));
             components.push(metrics);
 
             if (controlled != null) {

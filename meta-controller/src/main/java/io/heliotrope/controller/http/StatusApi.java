@@ -1,0 +1,92 @@
+package io.heliotrope.controller.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.error.HttpErrors;
+import io.heliotrope.http.GetRequest;
+import io.heliotrope.http.Reply;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.function.Supplier;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * The JSON API of the status port: {@code /api/status[?image=NAME]} and
+ * {@code /api/locality?image=NAME[&regions=N]} answer with the messages of
+ * controller_service.proto in protobuf's JSON mapping (lowerCamelCase names, 64-bit
+ * numbers as strings, fields at their defaults included). An error is
+ * {@code {"error": "IMAGE_NOT_FOUND", "message": "..."}} with the HTTP status of its code.
+ */
+final class StatusApi {
+    private static final Logger log = LoggerFactory.getLogger(StatusApi.class);
+    /** GetImageLocality's default. */
+    static final int DEFAULT_REGIONS = 256;
+    private static final JsonFormat.Printer PRINTER = JsonFormat.printer().includingDefaultValueFields();
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final StatusSource source;
+
+    StatusApi(StatusSource source) {
+        this.source = requireNonNull(source, "source is null");
+    }
+
+    Reply status(GetRequest request) {
+        return answer(() -> source.status(request.parameter("image", "")));
+    }
+
+    Reply locality(GetRequest request) {
+        return answer(() -> source.locality(image(request), regions(request)));
+    }
+
+    private static String image(GetRequest request) {
+        String image = request.parameter("image", "");
+        if (image.isEmpty()) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "name the image: /api/locality?image=NAME");
+        }
+        return image;
+    }
+
+    private static int regions(GetRequest request) {
+        String regions = request.parameter("regions", Integer.toString(DEFAULT_REGIONS));
+        try {
+            int value = Integer.parseInt(regions);
+            if (value > 0) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // Answered below.
+        }
+        throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "regions must be a whole number above 0, not '" + regions + "'");
+    }
+
+    private static Reply answer(Supplier<Message> call) {
+        try {
+            return Reply.of(200, Reply.JSON, PRINTER.print(call.get()));
+        } catch (HeliotropeException e) {
+            if (e.code().kind() == ErrorCode.Kind.INTERNAL) {
+                log.error("internal error", e);
+            }
+            return error(HttpErrors.status(e.code()), e.code().name(), e.getMessage());
+        } catch (InvalidProtocolBufferException | RuntimeException e) {
+            log.error("internal error", e);
+            return error(500, "INTERNAL", "internal error; the controller's log has the details");
+        }
+    }
+
+    private static Reply error(int status, String code, String message) {
+        try {
+            return Reply.of(status, Reply.JSON, MAPPER.writeValueAsString(new ErrorBody(code, message)));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("an error body did not serialize", e);
+        }
+    }
+
+    private record ErrorBody(String error, String message) {}
+}

@@ -1,0 +1,249 @@
+'use strict';
+// The status page: polls the controller's JSON API and redraws. Tests find what it shows
+// by the ids of index.html and the data- attributes set here.
+
+const POLL_MILLIS = 1500;
+const REGIONS = 128;
+const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#d62728', '#8c564b', '#e377c2', '#17becf'];
+const ZERO_COLOUR = '#d0d0d0';
+const RTT_RED_MILLIS = 200;
+
+let lastAnswer = null;
+let previousTraffic = null;
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body.message || 'HTTP ' + status);
+    this.status = status;
+  }
+}
+
+async function getJson(url) {
+  const response = await fetch(url, {cache: 'no-store'});
+  const body = await response.json();
+  if (!response.ok) {
+    throw new ApiError(response.status, body);
+  }
+  return body;
+}
+
+async function poll() {
+  try {
+    const status = await getJson('/api/status');
+    const localities = await Promise.all(status.images.map(image =>
+      getJson('/api/locality?image=' + encodeURIComponent(image.status.config.name) + '&regions=' + REGIONS)
+        .catch(() => null)));
+    render(status, localities);
+    lastAnswer = new Date();
+    setConnection('live', 'live, updated ' + lastAnswer.toLocaleTimeString());
+  } catch (e) {
+    const since = lastAnswer ? ' (last answer ' + lastAnswer.toLocaleTimeString() + ')' : '';
+    if (e instanceof ApiError) {
+      setConnection('error', 'the controller answers ' + e.status + ': ' + e.message + since);
+    } else {
+      setConnection('lost', 'the controller is not answering' + since);
+    }
+  } finally {
+    setTimeout(poll, POLL_MILLIS);
+  }
+}
+
+function setConnection(state, text) {
+  const connection = document.getElementById('connection');
+  connection.dataset.state = state;
+  connection.textContent = text;
+  document.getElementById('main').classList.toggle('stale', state !== 'live');
+}
+
+function render(status, localities) {
+  const now = Number(status.generatedEpochMillis);
+  const colours = siteColours(status.sites.map(health => health.site.name), localities);
+  renderSites(status.sites, now);
+  renderRtt(status.sites.map(health => health.site.name), status.rtt.rows);
+  renderLegend(colours);
+  renderImages(status.images, localities, colours);
+  renderTraffic(status.sites, now);
+  renderMigrations(status.images);
+}
+
+function siteColours(names, localities) {
+  const all = new Set(names);
+  localities.forEach(locality => locality && locality.sites.forEach(site => all.add(site)));
+  const colours = new Map();
+  [...all].forEach((name, i) => colours.set(name, PALETTE[i % PALETTE.length]));
+  return colours;
+}
+
+function renderSites(sites, now) {
+  replaceRows('sites', sites.map(health => {
+    const site = health.site;
+    const state = health.up ? 'up' : 'down';
+    const row = el('tr', {'data-site': site.name, 'data-up': String(health.up)},
+      el('td', {'data-field': 'name'}, site.name),
+      el('td', {'data-field': 'state', class: state}, state),
+      el('td', {'data-field': 'grpc'}, site.grpcAddress),
+      el('td', {'data-field': 'nbd'}, site.nbdAddress),
+      el('td', {'data-field': 'last-seen'}, ago(now, Number(health.lastSeenEpochMillis))),
+      el('td', {'data-field': 'error'}, health.error));
+    return row;
+  }));
+}
+
+function renderRtt(names, rows) {
+  const millis = new Map();
+  rows.forEach(row => row.peers.forEach(peer => millis.set(row.site + '>' + peer.peer, Number(peer.rttMicros) / 1000)));
+  const table = document.getElementById('rtt');
+  table.replaceChildren(
+    el('tr', {}, el('th', {}, 'from \\ to'), ...names.map(name => el('th', {}, name))),
+    ...names.map(from => el('tr', {'data-from': from}, el('th', {}, from), ...names.map(to => rttCell(from, to, millis)))));
+}
+
+function rttCell(from, to, millis) {
+  if (from === to) {
+    return el('td', {class: 'self', 'data-from': from, 'data-to': to}, '–');
+  }
+  const ms = millis.get(from + '>' + to);
+  if (ms === undefined) {
+    return el('td', {'data-from': from, 'data-to': to}, '?');
+  }
+  const hue = 120 - 120 * Math.min(ms / RTT_RED_MILLIS, 1);
+  return el('td', {'data-from': from, 'data-to': to, 'data-rtt-ms': ms.toFixed(1), style: 'background: hsl(' + hue + ', 70%, 78%)'},
+    ms < 10 ? ms.toFixed(2) : ms.toFixed(1));
+}
+
+function renderLegend(colours) {
+  document.getElementById('legend').replaceChildren(
+    ...[...colours].map(([site, colour]) => el('span', {'data-site': site}, swatch(colour), site)),
+    el('span', {'data-site': ''}, swatch(ZERO_COLOUR), 'zeros or never written'));
+}
+
+function swatch(colour) {
+  return el('span', {class: 'swatch', style: 'background: ' + colour});
+}
+
+function renderImages(images, localities, colours) {
+  document.getElementById('images').replaceChildren(...images.map((image, i) => {
+    const config = image.status.config;
+    const lease = image.status.lease || {holder: '', epoch: '0', movingTo: ''};
+    return el('div', {class: 'image', 'data-image': config.name},
+      el('h3', {}, config.name),
+      el('div', {class: 'facts'},
+        fact('size', bytes(Number(config.sizeBytes))),
+        fact('mode', mode(config.mode)),
+        fact('holder', lease.holder || 'none', 'lease holder'),
+        fact('epoch', lease.epoch),
+        fact('meta-seq', image.status.metaSeq, 'metaSeq'),
+        fact('home', config.home || '–')),
+      strip(config.name, localities[i], colours),
+      imageSites(image));
+  }));
+}
+
+function fact(field, value, label) {
+  return el('span', {}, (label || field) + ' ', el('b', {'data-field': field}, String(value)));
+}
+
+function strip(image, locality, colours) {
+  const cells = locality ? locality.holders.map((holder, region) => {
+    const site = holder === 0 ? '' : locality.sites[holder - 1];
+    const share = Math.round(100 * (locality.shares[region] || 0));
+    const where = site ? site + ' holds ' + share + '% of its blocks' : 'zeros or never written';
+    const offset = bytes(region * Number(locality.regionBytes));
+    return el('span', {class: 'cell', 'data-region': String(region), 'data-site': site,
+      style: 'background: ' + (site ? colours.get(site) : ZERO_COLOUR), title: 'region ' + region + ' at ' + offset + ': ' + where});
+  }) : [];
+  return el('div', {class: 'strip', 'data-image': image}, ...cells);
+}
+
+function imageSites(image) {
+  const current = new Map((image.status.currentBlocks || []).map(entry => [entry.site, entry.blocks]));
+  return el('table', {class: 'image-sites'},
+    el('tr', {}, ...['site', 'current blocks', 'allocated blocks', 'dirty blocks', 'queued blocks', 'oldest queued', 'connections', 'pushed', 'fetched']
+      .map(name => el('th', {}, name))),
+    ...(image.sites || []).map(state => {
+      const s = state.image;
+      return el('tr', {'data-site': state.site},
+        el('td', {}, state.site),
+        number('current-blocks', current.get(state.site) || '0'),
+        number('allocated-blocks', s.allocatedBlocks),
+        number('dirty-blocks', s.dirtyBlocks),
+        number('queued-blocks', s.queuedBlocks),
+        number('oldest-queued', Number(s.oldestQueuedMillis) > 0 ? (Number(s.oldestQueuedMillis) / 1000).toFixed(1) + ' s' : '–'),
+        number('connections', s.connections),
+        number('pushed-bytes', bytes(Number(s.pushedBytes))),
+        number('fetched-bytes', bytes(Number(s.fetchedBytes))));
+    }));
+}
+
+function renderTraffic(sites, now) {
+  const traffic = new Map();
+  sites.forEach(health => (health.status ? health.status.peers : []).forEach(peer =>
+    traffic.set(health.site.name + '>' + peer.peer, {pushed: Number(peer.pushedBytes), fetched: Number(peer.fetchedBytes)})));
+  replaceRows('traffic', [...traffic].map(([pair, bytesNow]) => {
+    const [from, to] = pair.split('>');
+    const before = previousTraffic && previousTraffic.bytes.get(pair);
+    const seconds = previousTraffic ? (now - previousTraffic.at) / 1000 : 0;
+    return el('tr', {'data-from': from, 'data-to': to},
+      el('td', {}, from), el('td', {}, to),
+      number('pushed', bytes(bytesNow.pushed)),
+      number('push-rate', rate(before && before.pushed, bytesNow.pushed, seconds)),
+      number('fetched', bytes(bytesNow.fetched)),
+      number('fetch-rate', rate(before && before.fetched, bytesNow.fetched, seconds)));
+  }));
+  previousTraffic = {at: now, bytes: traffic};
+}
+
+function rate(before, after, seconds) {
+  if (before === undefined || seconds <= 0 || after < before) {
+    return '–';
+  }
+  return bytes((after - before) / seconds) + '/s';
+}
+
+function renderMigrations(images) {
+  const moving = images.filter(image => image.status.lease && image.status.lease.movingTo);
+  document.getElementById('migrations').replaceChildren(...(moving.length === 0 ? [el('li', {}, 'none')] : moving.map(image => {
+    const lease = image.status.lease;
+    return el('li', {'data-image': lease.image, 'data-from': lease.holder, 'data-to': lease.movingTo},
+      image.status.config.name + ': ' + lease.holder + ' → ' + lease.movingTo + ' (epoch ' + lease.epoch + ')');
+  })));
+}
+
+function replaceRows(tableId, rows) {
+  document.querySelector('#' + tableId + ' tbody').replaceChildren(...rows);
+}
+
+function number(field, value) {
+  return el('td', {class: 'number', 'data-field': field}, String(value));
+}
+
+function el(tag, attributes, ...children) {
+  const element = document.createElement(tag);
+  Object.entries(attributes).forEach(([name, value]) => element.setAttribute(name, value));
+  element.append(...children);
+  return element;
+}
+
+function mode(name) {
+  return (name || '').replace('PROPAGATION_MODE_', '').toLowerCase().replace('_', '-');
+}
+
+function bytes(n) {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) {
+    n /= 1024;
+    i++;
+  }
+  return (i === 0 ? String(Math.round(n)) : n.toFixed(n < 10 ? 2 : 1)) + ' ' + units[i];
+}
+
+function ago(now, then) {
+  if (!then) {
+    return 'never';
+  }
+  const seconds = Math.max(0, (now - then) / 1000);
+  return seconds < 1 ? 'just now' : seconds.toFixed(0) + ' s ago';
+}
+
+poll();

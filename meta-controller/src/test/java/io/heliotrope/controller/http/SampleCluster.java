@@ -1,0 +1,87 @@
+package io.heliotrope.controller.http;
+
+import io.heliotrope.proto.controller.v1.ClusterImage;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
+import io.heliotrope.proto.controller.v1.ImageConfig;
+import io.heliotrope.proto.controller.v1.ImageLocality;
+import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.PeerRtt;
+import io.heliotrope.proto.controller.v1.PropagationMode;
+import io.heliotrope.proto.controller.v1.RttMatrix;
+import io.heliotrope.proto.controller.v1.RttRow;
+import io.heliotrope.proto.controller.v1.Site;
+import io.heliotrope.proto.controller.v1.SiteBlocks;
+import io.heliotrope.proto.controller.v1.SiteHealth;
+import io.heliotrope.proto.controller.v1.SiteImageState;
+import io.heliotrope.proto.storage.v1.PeerTraffic;
+import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SiteStatus;
+
+import java.util.List;
+
+/**
+ * What the status port of a two-site cluster answers: virginia up and holding the lease of
+ * {@code demo}, taiwan down, 75 ms between them.
+ */
+final class SampleCluster {
+    static final String VIRGINIA = "virginia";
+    static final String TAIWAN = "taiwan";
+    static final String DEMO = "demo";
+    static final long LAST_SEEN = System.currentTimeMillis();
+
+    private SampleCluster() {}
+
+    /** {@code demo} leased to {@code holder} at {@code epoch}; virginia pushed {@code pushed} bytes to taiwan. */
+    static ClusterStatus status(String holder, long epoch, long pushed) {
+        return status(holder, epoch, "", pushed);
+    }
+
+    /** As {@link #status(String, long, long)}, with the lease about to move to {@code movingTo}. */
+    static ClusterStatus status(String holder, long epoch, String movingTo, long pushed) {
+        return ClusterStatus.newBuilder()
+                .addSites(SiteHealth.newBuilder()
+                        .setSite(site(VIRGINIA, 7410, 10809))
+                        .setUp(true)
+                        .setLastSeenEpochMillis(LAST_SEEN)
+                        .setStatus(SiteStatus.newBuilder().setSite(VIRGINIA)
+                                .addPeers(PeerTraffic.newBuilder().setPeer(TAIWAN).setPushedBytes(pushed).setFetchedBytes(4096))))
+                .addSites(SiteHealth.newBuilder()
+                        .setSite(site(TAIWAN, 7411, 10810))
+                        .setUp(false)
+                        .setError("cannot reach 127.0.0.1:7411 (Connection refused)"))
+                .setRtt(RttMatrix.newBuilder()
+                        .addRows(rtt(VIRGINIA, TAIWAN, 75_200))
+                        .addRows(rtt(TAIWAN, VIRGINIA, 74_800)))
+                .addImages(ClusterImage.newBuilder()
+                        .setStatus(ImageStatus.newBuilder()
+                                .setConfig(ImageConfig.newBuilder().setName(DEMO).setSizeBytes(64 << 20).setBlockSize(4096)
+                                        .setMode(PropagationMode.PROPAGATION_MODE_PROACTIVE).setHome(VIRGINIA))
+                                .setLease(Lease.newBuilder().setImage(DEMO).setHolder(holder).setEpoch(epoch).setMovingTo(movingTo))
+                                .setMetaSeq(12)
+                                .addCurrentBlocks(SiteBlocks.newBuilder().setSite(VIRGINIA).setBlocks(256)))
+                        .addSites(SiteImageState.newBuilder().setSite(VIRGINIA).setImage(SiteImageStatus.newBuilder()
+                                .setName(DEMO).setAllocatedBlocks(256).setQueuedBlocks(40).setOldestQueuedMillis(2500).setPushedBytes(pushed))))
+                .build();
+    }
+
+    /** Eight regions of {@code demo}: virginia holds the first two, taiwan the fourth, the rest are zeros. */
+    static ImageLocality locality() {
+        return ImageLocality.newBuilder()
+                .setImage(DEMO)
+                .setMetaSeq(12)
+                .setRegionBytes(8 << 20)
+                .addAllSites(List.of(VIRGINIA, TAIWAN))
+                .addAllHolders(List.of(1, 1, 0, 2, 0, 0, 0, 0))
+                .addAllShares(List.of(1f, 0.5f, 0f, 1f, 0f, 0f, 0f, 0f))
+                .build();
+    }
+
+    private static Site site(String name, int grpcPort, int nbdPort) {
+        return Site.newBuilder().setName(name).setGrpcAddress("127.0.0.1:" + grpcPort).setNbdAddress("127.0.0.1:" + nbdPort).build();
+    }
+
+    private static RttRow rtt(String from, String to, long micros) {
+        return RttRow.newBuilder().setSite(from).addPeers(PeerRtt.newBuilder().setPeer(to).setRttMicros(micros)).build();
+    }
+}

@@ -1,0 +1,125 @@
+package io.heliotrope.controller.http;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.http.GetServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.heliotrope.controller.http.SampleCluster.DEMO;
+import static io.heliotrope.controller.http.SampleCluster.TAIWAN;
+import static io.heliotrope.controller.http.SampleCluster.VIRGINIA;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The status page in headless chromium, against a {@link TestingStatusSource}. */
+class TestStatusPage {
+    private static final Duration TIMEOUT = Duration.ofSeconds(15);
+    private static final String LIVE = "return document.getElementById('connection').dataset.state === 'live';";
+
+    private static TestingBrowser browser;
+    private final TestingStatusSource source = new TestingStatusSource();
+    private GetServer server;
+
+    @BeforeAll
+    static void startBrowser() {
+        browser = TestingBrowser.start();
+    }
+
+    @AfterAll
+    static void stopBrowser() {
+        browser.close();
+    }
+
+    @BeforeEach
+    void openPage() throws IOException {
+        source.set(SampleCluster.status(VIRGINIA, 3, 1 << 20), List.of(SampleCluster.locality()));
+        server = StatusHttpServer.start(new InetSocketAddress("127.0.0.1", 0), source, () -> "");
+        browser.open("http://127.0.0.1:" + server.port() + "/");
+        browser.await("the page to show the cluster", TIMEOUT, LIVE);
+    }
+
+    @AfterEach
+    void stopServer() {
+        server.close();
+    }
+
+    @Test
+    void showsSitesRoundTripsLeaseQueuesAndLocality() throws IOException {
+        assertThat(browser.attributes("#sites tbody tr", "data-site")).containsExactly(VIRGINIA, TAIWAN);
+        assertThat(browser.attributes("#sites tbody tr", "data-up")).containsExactly("true", "false");
+        assertThat(browser.text("#sites tr[data-site=taiwan] [data-field=state]")).isEqualTo("down");
+        assertThat(browser.text("#sites tr[data-site=taiwan] [data-field=error]")).isEqualTo("cannot reach 127.0.0.1:7411 (Connection refused)");
+        assertThat(browser.text("#sites tr[data-site=taiwan] [data-field=last-seen]")).isEqualTo("never");
+        assertThat(browser.text("#sites tr[data-site=virginia] [data-field=nbd]")).isEqualTo("127.0.0.1:10809");
+        assertThat(browser.attributes("#rtt td[data-from=virginia][data-to=taiwan]", "data-rtt-ms")).containsExactly("75.2");
+        assertThat(browser.attributes("#rtt td[data-from=taiwan][data-to=virginia]", "data-rtt-ms")).containsExactly("74.8");
+
+        String image = ".image[data-image=demo] ";
+        assertThat(browser.text(image + "[data-field=holder]")).isEqualTo(VIRGINIA);
+        assertThat(browser.text(image + "[data-field=epoch]")).isEqualTo("3");
+        assertThat(browser.text(image + "[data-field=mode]")).isEqualTo("proactive");
+        assertThat(browser.text(image + "[data-field=size]")).isEqualTo("64.0 MiB");
+        assertThat(browser.text(image + "tr[data-site=virginia] [data-field=queued-blocks]")).isEqualTo("40");
+        assertThat(browser.text(image + "tr[data-site=virginia] [data-field=oldest-queued]")).isEqualTo("2.5 s");
+        assertThat(browser.attributes(".strip[data-image=demo] .cell", "data-site"))
+                .containsExactly(VIRGINIA, VIRGINIA, "", TAIWAN, "", "", "", "");
+        assertThat(browser.text("#traffic tr[data-from=virginia][data-to=taiwan] [data-field=pushed]")).isEqualTo("1.00 MiB");
+        assertThat(browser.text("#migrations")).isEqualTo("none");
+        browser.screenshot(Path.of("target", "status-page-sample.png"));
+    }
+
+    @Test
+    void eachRegionHasItsSitesLegendColourAndZerosAreGrey() {
+        List<String> legend = colours("#legend [data-site] .swatch");
+        assertThat(browser.attributes("#legend > [data-site]", "data-site")).containsExactly(VIRGINIA, TAIWAN, "");
+        assertThat(legend).doesNotHaveDuplicates();
+        assertThat(colours(".strip[data-image=demo] .cell"))
+                .containsExactly(legend.get(0), legend.get(0), legend.get(2), legend.get(1), legend.get(2), legend.get(2), legend.get(2), legend.get(2));
+    }
+
+    @Test
+    void refreshesLive() {
+        source.set(SampleCluster.status(VIRGINIA, 3, TAIWAN, 11 << 20), List.of(SampleCluster.locality()));
+        browser.await("the move in flight and the new traffic", TIMEOUT,
+                "return document.querySelector('#migrations [data-image=demo]') !== null"
+                        + " && document.querySelector('#traffic [data-field=pushed]').textContent === '11.0 MiB';");
+        assertThat(browser.text("#migrations [data-image=demo]")).isEqualTo("demo: virginia → taiwan (epoch 3)");
+        assertThat(browser.text("#traffic tr[data-from=virginia][data-to=taiwan] [data-field=push-rate]")).endsWith("/s");
+
+        source.set(SampleCluster.status(TAIWAN, 4, 11 << 20), List.of(SampleCluster.locality()));
+        browser.await("the lease at taiwan", TIMEOUT,
+                "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'taiwan';");
+        assertThat(browser.text(".image[data-image=demo] [data-field=epoch]")).isEqualTo("4");
+        assertThat(browser.text("#migrations")).isEqualTo("none");
+    }
+
+    @Test
+    void saysSoWhenTheControllerCannotReachZooKeeperOrStopsAnswering() {
+        source.failWith(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "ZooKeeper cannot be reached"));
+        browser.await("the controller's error", TIMEOUT, "return document.getElementById('connection').dataset.state === 'error';");
+        assertThat(browser.text("#connection")).startsWith("the controller answers 503: ZooKeeper cannot be reached (last answer ");
+
+        server.close();
+        browser.await("the lost controller", TIMEOUT, "return document.getElementById('connection').dataset.state === 'lost';");
+        assertThat(browser.text("#connection")).startsWith("the controller is not answering (last answer ");
+        assertThat(browser.attributes("main", "class")).containsExactly("stale");
+        assertThat(browser.attributes("#sites tbody tr", "data-site")).as("the last answer stays").containsExactly(VIRGINIA, TAIWAN);
+    }
+
+    private static List<String> colours(String selector) {
+        List<String> colours = new ArrayList<>();
+        browser.script("return [...document.querySelectorAll(arguments[0])].map(e => getComputedStyle(e).backgroundColor);", selector)
+                .forEach(colour -> colours.add(colour.asText()));
+        return colours;
+    }
+}
