@@ -22,13 +22,17 @@ final class ControllerCommand implements Callable<Integer> {
     @Option(names = "--grpc-port", paramLabel = "PORT", defaultValue = "" + ControllerConfig.DEFAULT_GRPC_PORT, description = "gRPC port (default: ${DEFAULT-VALUE}; 0 picks one).")
     int grpcPort;
 
+    @Option(names = "--status-port", paramLabel = "PORT", defaultValue = "" + ControllerConfig.DEFAULT_STATUS_PORT,
+            description = "HTTP port of the status page, its JSON API and /metrics (default: ${DEFAULT-VALUE}; 0 picks one).")
+    int statusPort;
+
     @Option(names = "--lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "15s",
             description = "How long a write lease lasts unless its holder renews it (default: ${DEFAULT-VALUE}).")
     Duration leaseTtl;
 
     @Override
     public Integer call() throws Exception {
-        ControllerServer server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, leaseTtl, null, null));
+        ControllerServer server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, statusPort, leaseTtl, null, null));
         System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s)%n", bind, server.grpcPort(), zookeeper, leaseTtl);
         System.out.flush();
         return Running.untilStopped(server);

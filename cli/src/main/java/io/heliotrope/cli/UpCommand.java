@@ -49,6 +49,10 @@ final class UpCommand implements Callable<Integer> {
             description = "gRPC port of the embedded controller (default: ${DEFAULT-VALUE}; 0 picks one).")
     int controllerPort;
 
+    @Option(names = "--status-port", paramLabel = "PORT", defaultValue = "" + ControllerConfig.DEFAULT_STATUS_PORT,
+            description = "HTTP port of the controller's status page, its JSON API and /metrics (default: ${DEFAULT-VALUE}; 0 picks one).")
+    int statusPort;
+
     @Option(names = "--wan-rtt", paramLabel = "DURATION", defaultValue = "75ms",
             description = "Round-trip time between the sites, and from taiwan to the controller (default: ${DEFAULT-VALUE}).")
     String wanRtt;
@@ -72,7 +76,7 @@ final class UpCommand implements Callable<Integer> {
         try {
             EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(base.dataDir().resolve("zookeeper"), 0);
             parts.push(zookeeper);
-            ControllerServer controller = ControllerServer.start(new ControllerConfig(zookeeper.connectString(), "127.0.0.1", controllerPort, null, null, null));
+            ControllerServer controller = ControllerServer.start(new ControllerConfig(zookeeper.connectString(), "127.0.0.1", controllerPort, statusPort, null, null, null));
             parts.push(controller);
             InetSocketAddress controllerAddress = new InetSocketAddress(base.localHost(), controller.grpcPort());
             controllerTarget = base.localHost() + ":" + controller.grpcPort();

@@ -9,25 +9,27 @@ import static java.util.Objects.requireNonNull;
 /**
  * How one controller process runs. Null or zero values take the defaults: bind
  * 127.0.0.1, lease TTL and ZooKeeper session timeout 15 s, root {@code /heliotrope}.
- * A gRPC port of 0 picks a free one ({@value #DEFAULT_GRPC_PORT} is the command line's default).
- * The gRPC server listens on {@code bindAddress} only.
+ * A port of 0 picks a free one (the command line's defaults are {@value #DEFAULT_GRPC_PORT}
+ * for gRPC and {@value #DEFAULT_STATUS_PORT} for the status port: metrics, JSON and the
+ * status page). Both listen on {@code bindAddress} only.
  */
 public record ControllerConfig(
         String zookeeperConnect,
         String bindAddress,
         int grpcPort,
+        int statusPort,
         Duration leaseTtl,
         Duration zookeeperSessionTimeout,
         String rootPath) {
     public static final int DEFAULT_GRPC_PORT = 7400;
+    public static final int DEFAULT_STATUS_PORT = 7480;
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
 
     public ControllerConfig {
         requireNonNull(zookeeperConnect, "zookeeperConnect is null");
         bindAddress = bindAddress == null || bindAddress.isEmpty() ? "127.0.0.1" : bindAddress;
-        if (grpcPort < 0 || grpcPort > 65535) {
-            throw new IllegalArgumentException("port out of range: " + grpcPort);
-        }
+        checkPort(grpcPort);
+        checkPort(statusPort);
         leaseTtl = leaseTtl == null || leaseTtl.isZero() ? ControllerServiceConfig.DEFAULT_LEASE_TTL : leaseTtl;
         zookeeperSessionTimeout = zookeeperSessionTimeout == null || zookeeperSessionTimeout.isZero()
                 ? DEFAULT_SESSION_TIMEOUT : zookeeperSessionTimeout;
@@ -37,7 +39,13 @@ public record ControllerConfig(
         }
     }
 
-    public static ControllerConfig of(String zookeeperConnect, int grpcPort) {
-        return new ControllerConfig(zookeeperConnect, null, grpcPort, null, null, null);
+    public static ControllerConfig of(String zookeeperConnect, int grpcPort, int statusPort) {
+        return new ControllerConfig(zookeeperConnect, null, grpcPort, statusPort, null, null, null);
+    }
+
+    private static void checkPort(int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port out of range: " + port);
+        }
     }
 }

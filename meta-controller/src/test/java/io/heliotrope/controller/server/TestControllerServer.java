@@ -73,7 +73,7 @@ class TestControllerServer {
 
     @BeforeEach
     void start(EmbeddedZooKeeper zooKeeper) throws IOException {
-        server = ControllerServer.start(new ControllerConfig(zooKeeper.connectString(), null, 0, null, null, TestingController.newRoot()));
+        server = ControllerServer.start(new ControllerConfig(zooKeeper.connectString(), null, 0, 0, null, null, TestingController.newRoot()));
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", server.grpcPort(), InsecureChannelCredentials.create()).build();
         client = ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(60, TimeUnit.SECONDS);
     }
@@ -270,7 +270,7 @@ class TestControllerServer {
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        ControllerConfig config = new ControllerConfig("127.0.0.1:" + port, null, 0, null, Duration.ofSeconds(1), null);
+        ControllerConfig config = new ControllerConfig("127.0.0.1:" + port, null, 0, 0, null, Duration.ofSeconds(1), null);
 
         assertRefused(() -> ControllerServer.start(config), ErrorCode.PEER_UNAVAILABLE,
                 "cannot reach ZooKeeper at 127.0.0.1:" + port + " within 1000 ms");
