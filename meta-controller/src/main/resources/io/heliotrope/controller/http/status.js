@@ -7,6 +7,7 @@ const REGIONS = 128;
 const PALETTE = ['#1f77b4', '#ff7f0e', '#2ca02c', '#9467bd', '#d62728', '#8c564b', '#e377c2', '#17becf'];
 const ZERO_COLOUR = '#d0d0d0';
 const RTT_RED_MILLIS = 200;
+const FETCH_TIMEOUT_MILLIS = 5000;
 
 let lastAnswer = null;
 let previousTraffic = null;
@@ -19,7 +20,7 @@ class ApiError extends Error {
 }
 
 async function getJson(url) {
-  const response = await fetch(url, {cache: 'no-store'});
+  const response = await fetch(url, {cache: 'no-store', signal: AbortSignal.timeout(FETCH_TIMEOUT_MILLIS)});
   const body = await response.json();
   if (!response.ok) {
     throw new ApiError(response.status, body);
@@ -28,14 +29,14 @@ async function getJson(url) {
 }
 
 async function poll() {
+  let status;
+  let localities;
   try {
-    const status = await getJson('/api/status');
-    const localities = await Promise.all(status.images.map(image =>
+    status = await getJson('/api/status');
+    localities = await Promise.all(status.images.map(image =>
       getJson('/api/locality?image=' + encodeURIComponent(image.status.config.name) + '&regions=' + REGIONS)
         .catch(() => null)));
-    render(status, localities);
     lastAnswer = new Date();
-    setConnection('live', 'live, updated ' + lastAnswer.toLocaleTimeString());
   } catch (e) {
     const since = lastAnswer ? ' (last answer ' + lastAnswer.toLocaleTimeString() + ')' : '';
     if (e instanceof ApiError) {
@@ -43,9 +44,16 @@ async function poll() {
     } else {
       setConnection('lost', 'the controller is not answering' + since);
     }
-  } finally {
-    setTimeout(poll, POLL_MILLIS);
   }
+  if (localities) {
+    try {
+      render(status, localities);
+      setConnection('live', 'live, updated ' + lastAnswer.toLocaleTimeString());
+    } catch (e) {
+      setConnection('error', 'the page failed to draw the answer: ' + e);
+    }
+  }
+  setTimeout(poll, POLL_MILLIS);
 }
 
 function setConnection(state, text) {
@@ -59,7 +67,7 @@ function render(status, localities) {
   const now = Number(status.generatedEpochMillis);
   const colours = siteColours(status.sites.map(health => health.site.name), localities);
   renderSites(status.sites, now);
-  renderRtt(status.sites.map(health => health.site.name), status.rtt.rows);
+  renderRtt(status.sites.map(health => health.site.name), status.rtt ? status.rtt.rows : []);
   renderLegend(colours);
   renderImages(status.images, localities, colours);
   renderTraffic(status.sites, now);

@@ -3,6 +3,7 @@ package io.heliotrope.controller.http;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.http.GetServer;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,6 +101,16 @@ class TestStatusPage {
         browser.await("the lease at taiwan", TIMEOUT,
                 "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'taiwan';");
         assertThat(browser.text(".image[data-image=demo] [data-field=epoch]")).isEqualTo("4");
+        assertThat(browser.text("#migrations")).isEqualTo("none");
+    }
+
+    @Test
+    void drawsAnEmptyCluster() {
+        source.set(ClusterStatus.getDefaultInstance(), List.of());
+        browser.await("no sites", TIMEOUT, "return document.querySelectorAll('#sites tbody tr').length === 0;");
+        assertThat(browser.attributes("#connection", "data-state")).containsExactly("live");
+        assertThat(browser.attributes(".image", "data-image")).isEmpty();
+        assertThat(browser.attributes("#rtt td", "data-from")).isEmpty();
         assertThat(browser.text("#migrations")).isEqualTo("none");
     }
 
