@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntSupplier;
+import java.util.stream.LongStream;
 
 /**
  * The controller's meters, in the one registry whose Prometheus text {@link #scrape} gives:
@@ -24,6 +25,10 @@ import java.util.function.IntSupplier;
  * anything else: this is the one place that turns errors into metric tags.
  */
 public final class ControllerMetrics implements AutoCloseable {
+    /** Flush latency buckets, in milliseconds: a small flush commits in a few, one of millions of entries in seconds. */
+    private static final Duration[] FLUSH_BUCKETS = LongStream.of(1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000)
+            .mapToObj(Duration::ofMillis).toArray(Duration[]::new);
+
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ZooKeeperMetrics zooKeeper = new ZooKeeperMetrics(registry);
     private final Counter flushedBlocks;
@@ -70,9 +75,7 @@ public final class ControllerMetrics implements AutoCloseable {
         Timer.builder("heliotrope.controller.flushes")
                 .description("Flush commits by outcome, from the stream's end to the commit")
                 .tag("outcome", outcome(failure))
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofMillis(1))
-                .maximumExpectedValue(Duration.ofSeconds(30))
+                .serviceLevelObjectives(FLUSH_BUCKETS)
                 .register(registry)
                 .record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
         if (failure == null) {
