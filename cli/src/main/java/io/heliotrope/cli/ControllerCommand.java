@@ -33,7 +33,8 @@ final class ControllerCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ControllerServer server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, statusPort, leaseTtl, null, null));
-        System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s)%n", bind, server.grpcPort(), zookeeper, leaseTtl);
+        System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s), status page http://%s:%d/%n",
+                bind, server.grpcPort(), zookeeper, leaseTtl, bind, server.statusPort());
         System.out.flush();
         return Running.untilStopped(server);
     }

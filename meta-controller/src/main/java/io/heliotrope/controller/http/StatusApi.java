@@ -13,6 +13,10 @@ import io.heliotrope.http.Reply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
@@ -22,12 +26,13 @@ import static java.util.Objects.requireNonNull;
  * {@code /api/locality?image=NAME[&regions=N]} answer with the messages of
  * controller_service.proto in protobuf's JSON mapping (lowerCamelCase names, 64-bit
  * numbers as strings, fields at their defaults included). An error is
- * {@code {"error": "IMAGE_NOT_FOUND", "message": "..."}} with the HTTP status of its code.
+ * {@code {"error": "IMAGE_NOT_FOUND", "message": "..."}} with the HTTP status of its code;
+ * an answer that takes longer than {@value #WAIT_SECONDS} s is a 503, so that the page tells
+ * of a controller that cannot reach ZooKeeper before the browser gives up on it.
  */
 final class StatusApi {
     private static final Logger log = LoggerFactory.getLogger(StatusApi.class);
-    /** GetImageLocality's default. */
-    static final int DEFAULT_REGIONS = 256;
+    private static final int WAIT_SECONDS = 3;
     private static final JsonFormat.Printer PRINTER = JsonFormat.printer().includingDefaultValueFields();
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -38,11 +43,11 @@ final class StatusApi {
     }
 
     Reply status(GetRequest request) {
-        return answer(() -> source.status(request.parameter("image", "")));
+        return answer(() -> source.status().apply(request.parameter("image", "")));
     }
 
     Reply locality(GetRequest request) {
-        return answer(() -> source.locality(image(request), regions(request)));
+        return answer(() -> source.locality().apply(image(request), regions(request)));
     }
 
     private static String image(GetRequest request) {
@@ -53,22 +58,19 @@ final class StatusApi {
         return image;
     }
 
+    /** The regions asked for; 0, GetImageLocality's default, when none. */
     private static int regions(GetRequest request) {
-        String regions = request.parameter("regions", Integer.toString(DEFAULT_REGIONS));
+        String regions = request.parameter("regions", "0");
         try {
-            int value = Integer.parseInt(regions);
-            if (value > 0) {
-                return value;
-            }
+            return Integer.parseInt(regions);
         } catch (NumberFormatException e) {
-            // Answered below.
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "regions must be a whole number, not '" + regions + "'");
         }
-        throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "regions must be a whole number above 0, not '" + regions + "'");
     }
 
-    private static Reply answer(Supplier<Message> call) {
+    private static Reply answer(Supplier<CompletableFuture<? extends Message>> call) {
         try {
-            return Reply.of(200, Reply.JSON, PRINTER.print(call.get()));
+            return Reply.of(200, Reply.JSON, PRINTER.print(await(call.get())));
         } catch (HeliotropeException e) {
             if (e.code().kind() == ErrorCode.Kind.INTERNAL) {
                 log.error("internal error", e);
@@ -77,6 +79,20 @@ final class StatusApi {
         } catch (InvalidProtocolBufferException | RuntimeException e) {
             log.error("internal error", e);
             return error(500, "INTERNAL", "internal error; the controller's log has the details");
+        }
+    }
+
+    private static Message await(CompletableFuture<? extends Message> answer) {
+        try {
+            return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw HeliotropeException.unwrap(e) instanceof RuntimeException failure ? failure : new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE,
+                    "no answer within " + WAIT_SECONDS + " s: ZooKeeper is slow or out of reach of the controller");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HeliotropeException(ErrorCode.SHUTTING_DOWN, "the controller is shutting down");
         }
     }
 

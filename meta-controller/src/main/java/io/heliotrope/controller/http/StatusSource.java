@@ -3,16 +3,24 @@ package io.heliotrope.controller.http;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ImageLocality;
 
-/**
- * What the status port shows, as the controller's GetClusterStatus and GetImageLocality
- * answer it. A call fails with a {@link io.heliotrope.error.HeliotropeException}:
- * {@code IMAGE_NOT_FOUND}, {@code INVALID_ARGUMENT}, or {@code PEER_UNAVAILABLE} when
- * ZooKeeper cannot be reached.
- */
-public interface StatusSource {
-    /** Every site and every image, or only the image named (all when the name is empty). */
-    ClusterStatus status(String imageOrEmpty);
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
-    /** Which site holds the current version of each of {@code regions} regions of the image. */
-    ImageLocality locality(String image, int regions);
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Where the status port gets what it shows: the answers of GetClusterStatus (every site and
+ * image, or only the image named; all when the name is empty) and GetImageLocality (image,
+ * regions; 0 regions for the default), as the controller's cluster view gives them. A call
+ * fails with a {@link io.heliotrope.error.HeliotropeException}: {@code IMAGE_NOT_FOUND},
+ * {@code INVALID_ARGUMENT}, or {@code PEER_UNAVAILABLE} when ZooKeeper cannot be reached.
+ */
+public record StatusSource(
+        Function<String, CompletableFuture<ClusterStatus>> status,
+        BiFunction<String, Integer, CompletableFuture<ImageLocality>> locality) {
+    public StatusSource {
+        requireNonNull(status, "status is null");
+        requireNonNull(locality, "locality is null");
+    }
 }

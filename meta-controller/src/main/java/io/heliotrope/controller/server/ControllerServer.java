@@ -4,12 +4,15 @@ import io.grpc.Server;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.cluster.ClusterViewConfig;
+import io.heliotrope.controller.http.StatusHttpServer;
+import io.heliotrope.controller.http.StatusSource;
 import io.heliotrope.controller.metadata.CompactionPolicy;
 import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.controller.service.ControllerServiceConfig;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import io.heliotrope.grpc.GrpcServers;
+import io.heliotrope.http.GetServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,8 +26,8 @@ import java.util.concurrent.ExecutorService;
 
 /**
  * A controller process: metrics, ZooKeeper session, the executors that run ZooKeeper work,
- * the domain service, the cluster view and the gRPC server. The composition root;
- * components close in reverse order.
+ * the domain service, the cluster view, the gRPC server and the status port (metrics, JSON
+ * API, status page). The composition root; components close in reverse order.
  */
 public final class ControllerServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ControllerServer.class);
@@ -39,6 +42,7 @@ public final class ControllerServer implements AutoCloseable {
     private final ControllerMetrics metrics;
     private final ClusterView cluster;
     private final Server grpc;
+    private final GetServer status;
 
     private ControllerServer(ControllerConfig config) throws IOException {
         try {
@@ -58,21 +62,32 @@ public final class ControllerServer implements AutoCloseable {
             components.push(() -> BoundedExecutors.shutdown(calls, SHUTDOWN_PATIENCE));
             grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, new ControllerGrpcService(service, cluster));
             components.push(() -> GrpcServers.shutdown(grpc));
+            status = StatusHttpServer.start(new InetSocketAddress(config.bindAddress(), config.statusPort()),
+                    new StatusSource(cluster::statusAsync, cluster::localityAsync), metrics::scrape);
+            components.push(status);
         } catch (IOException | RuntimeException e) {
             close();
             throw e;
         }
-        log.info("controller: gRPC on {}:{}, ZooKeeper at {} under {}",
-                config.bindAddress(), grpc.getPort(), config.zookeeperConnect(), config.rootPath());
+        log.info("controller: gRPC on {}:{}, status page on http://{}:{}/, ZooKeeper at {} under {}",
+                config.bindAddress(), grpc.getPort(), config.bindAddress(), status.port(), config.zookeeperConnect(), config.rootPath());
     }
 
-    /** Connects to ZooKeeper (failing with {@code PEER_UNAVAILABLE} when it cannot within the session timeout), then serves gRPC. */
+    /**
+     * Connects to ZooKeeper (failing with {@code PEER_UNAVAILABLE} when it cannot within the session timeout), then serves
+     * gRPC and the status port.
+     */
     public static ControllerServer start(ControllerConfig config) throws IOException {
         return new ControllerServer(config);
     }
 
     public int grpcPort() {
         return grpc.getPort();
+    }
+
+    /** The status port: {@code /metrics}, {@code /api/status}, {@code /api/locality} and the status page on {@code /}. */
+    public int statusPort() {
+        return status.port();
     }
 
     public ClusterView clusterView() {

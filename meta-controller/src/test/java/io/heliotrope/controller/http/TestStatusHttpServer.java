@@ -18,6 +18,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.List;
 
 import static io.heliotrope.controller.http.SampleCluster.DEMO;
@@ -34,7 +35,7 @@ class TestStatusHttpServer {
     @BeforeEach
     void start() throws IOException {
         source.set(SampleCluster.status(VIRGINIA, 3, 1 << 20), List.of(SampleCluster.locality()));
-        server = StatusHttpServer.start(new InetSocketAddress("127.0.0.1", 0), source, () -> "heliotrope_controller_sites_up 2.0\n");
+        server = StatusHttpServer.start(new InetSocketAddress("127.0.0.1", 0), source.source(), () -> "heliotrope_controller_sites_up 2.0\n");
     }
 
     @AfterEach
@@ -72,7 +73,7 @@ class TestStatusHttpServer {
     }
 
     @Test
-    void localityAsksForTheRegionsGivenOr256() throws Exception {
+    void localityAsksForTheRegionsGivenOrTheDefault() throws Exception {
         HttpResponse<String> response = get("/api/locality?image=" + DEMO + "&regions=8");
 
         assertThat(response.statusCode()).isEqualTo(200);
@@ -83,17 +84,16 @@ class TestStatusHttpServer {
         assertThat(JSON.readTree(response.body()).at("/holders").toString()).isEqualTo("[1,1,0,2,0,0,0,0]");
 
         assertThat(get("/api/locality?image=" + DEMO).statusCode()).isEqualTo(200);
-        assertThat(source.lastRegions()).isEqualTo(256);
+        assertThat(source.lastRegions()).as("GetImageLocality's default").isZero();
     }
 
     @Test
     void localityRefusesBadParameters() throws Exception {
         assertError(get("/api/locality"), 400, ErrorCode.INVALID_ARGUMENT, "name the image: /api/locality?image=NAME");
         assertError(get("/api/locality?image=" + DEMO + "&regions=many"), 400, ErrorCode.INVALID_ARGUMENT,
-                "regions must be a whole number above 0, not 'many'");
-        assertError(get("/api/locality?image=" + DEMO + "&regions=0"), 400, ErrorCode.INVALID_ARGUMENT,
-                "regions must be a whole number above 0, not '0'");
-        assertError(get("/api/locality?image=" + DEMO + "&regions=5000"), 400, ErrorCode.INVALID_ARGUMENT, "at most 4096 regions, not 5000");
+                "regions must be a whole number, not 'many'");
+        assertError(get("/api/locality?image=" + DEMO + "&regions=5000"), 400, ErrorCode.INVALID_ARGUMENT,
+                "1 to 4096 regions (0 for the default), not 5000");
         assertError(get("/api/locality?image=nope"), 404, ErrorCode.IMAGE_NOT_FOUND, "image 'nope' does not exist");
     }
 
@@ -108,6 +108,15 @@ class TestStatusHttpServer {
         assertThat(bug.statusCode()).isEqualTo(500);
         assertThat(JSON.readTree(bug.body()).at("/error").asText()).isEqualTo("INTERNAL");
         assertThat(JSON.readTree(bug.body()).at("/message").asText()).isEqualTo("internal error; the controller's log has the details");
+    }
+
+    @Test
+    void anAnswerThatTakesLongerThan3SecondsIs503() throws Exception {
+        source.hang();
+        long start = System.nanoTime();
+
+        assertError(get("/api/status"), 503, ErrorCode.PEER_UNAVAILABLE, "no answer within 3 s: ZooKeeper is slow or out of reach of the controller");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofSeconds(3), Duration.ofSeconds(10));
     }
 
     @Test

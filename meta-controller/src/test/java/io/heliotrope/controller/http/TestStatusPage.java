@@ -44,7 +44,7 @@ class TestStatusPage {
     @BeforeEach
     void openPage() throws IOException {
         source.set(SampleCluster.status(VIRGINIA, 3, 1 << 20), List.of(SampleCluster.locality()));
-        server = StatusHttpServer.start(new InetSocketAddress("127.0.0.1", 0), source, () -> "");
+        server = StatusHttpServer.start(new InetSocketAddress("127.0.0.1", 0), source.source(), () -> "");
         browser.open("http://127.0.0.1:" + server.port() + "/");
         browser.await("the page to show the cluster", TIMEOUT, LIVE);
     }

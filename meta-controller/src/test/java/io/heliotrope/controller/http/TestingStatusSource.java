@@ -8,31 +8,43 @@ import io.heliotrope.proto.controller.v1.ImageLocality;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * A {@link StatusSource} that answers what the test set, stamped with the time of the
- * call, and checks its arguments as the controller does; {@link #failWith} makes every
- * call fail.
+ * The cluster view of a {@link StatusSource}: it answers what the test set, stamped with the
+ * time of the call, and checks its arguments as the controller does; {@link #failWith} makes
+ * every call fail, {@link #hang} every answer wait forever.
  */
-final class TestingStatusSource implements StatusSource {
+final class TestingStatusSource {
     private static final int MAX_REGIONS = 4096;
 
     private volatile ClusterStatus status = ClusterStatus.getDefaultInstance();
     private volatile Map<String, ImageLocality> localities = Map.of();
     private volatile RuntimeException failure;
+    private volatile boolean hanging;
     private volatile int lastRegions;
 
     void set(ClusterStatus status, List<ImageLocality> localities) {
         this.status = requireNonNull(status, "status is null");
         this.localities = localities.stream().collect(Collectors.toUnmodifiableMap(ImageLocality::getImage, locality -> locality));
         this.failure = null;
+        this.hanging = false;
     }
 
     void failWith(RuntimeException failure) {
         this.failure = failure;
+    }
+
+    void hang() {
+        this.hanging = true;
+    }
+
+    StatusSource source() {
+        return new StatusSource(image -> answer(() -> status(image)), (image, regions) -> answer(() -> locality(image, regions)));
     }
 
     /** The regions the last locality call asked for. */
@@ -40,8 +52,11 @@ final class TestingStatusSource implements StatusSource {
         return lastRegions;
     }
 
-    @Override
-    public ClusterStatus status(String imageOrEmpty) {
+    private <T> CompletableFuture<T> answer(Supplier<T> call) {
+        return hanging ? new CompletableFuture<>() : CompletableFuture.supplyAsync(call);
+    }
+
+    private ClusterStatus status(String imageOrEmpty) {
         throwFailure();
         ClusterStatus.Builder answer = status.toBuilder().setGeneratedEpochMillis(System.currentTimeMillis());
         if (imageOrEmpty.isEmpty()) {
@@ -56,12 +71,11 @@ final class TestingStatusSource implements StatusSource {
         return answer.clearImages().addAllImages(images).build();
     }
 
-    @Override
-    public ImageLocality locality(String image, int regions) {
+    private ImageLocality locality(String image, int regions) {
         throwFailure();
         lastRegions = regions;
-        if (regions > MAX_REGIONS) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "at most " + MAX_REGIONS + " regions, not " + regions);
+        if (regions < 0 || regions > MAX_REGIONS) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "1 to " + MAX_REGIONS + " regions (0 for the default), not " + regions);
         }
         ImageLocality locality = localities.get(image);
         if (locality == null) {

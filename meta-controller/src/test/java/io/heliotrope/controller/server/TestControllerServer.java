@@ -1,5 +1,6 @@
 package io.heliotrope.controller.server;
 
+import com.google.protobuf.util.JsonFormat;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -55,12 +56,17 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import static io.heliotrope.controller.HeliotropeAssertions.assertRefused;
 import static io.heliotrope.controller.TestingController.await;
@@ -297,6 +303,33 @@ class TestControllerServer {
         assertThat(server.metrics().scrape())
                 .contains("heliotrope_controller_opens_total{mode=\"write\",outcome=\"ok\"} 1")
                 .contains("heliotrope_controller_zookeeper_latency_seconds_count{op=\"commit\"}");
+    }
+
+    @Test
+    void theStatusPortServesTheClusterViewAsJsonAndTheMetrics() throws Exception {
+        client.registerSite(Site.newBuilder().setName("a").setGrpcAddress("127.0.0.1:1").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+        flush(1, message(0, 64, 1));
+        HttpClient http = HttpClient.newHttpClient();
+        Function<String, HttpResponse<String>> get = path -> {
+            try {
+                return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.statusPort() + path)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+            } catch (IOException | InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
+
+        ClusterStatus.Builder status = ClusterStatus.newBuilder();
+        JsonFormat.parser().merge(get.apply("/api/status?image=vm").body(), status);
+        assertThat(status.getImagesList()).singleElement().satisfies(image -> assertThat(image.getStatus().getLease().getHolder()).isEqualTo("a"));
+        ImageLocality.Builder locality = ImageLocality.newBuilder();
+        JsonFormat.parser().merge(get.apply("/api/locality?image=vm&regions=4").body(), locality);
+        assertThat(locality.getHoldersList()).containsExactly(1, 0, 0, 0);
+        assertThat(get.apply("/api/status?image=nope").statusCode()).isEqualTo(404);
+        assertThat(get.apply("/metrics").body()).contains("heliotrope_controller_opens_total{mode=\"write\",outcome=\"ok\"} 1");
+        assertThat(get.apply("/").body()).contains("<title>Heliotrope status</title>");
     }
 
     @Test
