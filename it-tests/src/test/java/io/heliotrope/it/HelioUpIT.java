@@ -24,7 +24,7 @@ class HelioUpIT {
     @Test
     void upServesTheDemoImageAtBothSitesAndMetrics(@TempDir Path dataDir) throws Exception {
         List<String> command = Tools.helioCommand(List.of("-Xmx1g"), "up", "--data-dir", dataDir.toString(),
-                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--controller-port", "0");
+                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--controller-port", "0", "--status-port", "0");
 
         try (ChildProcess up = ChildProcess.start("helio-up", command)) {
             String demo = up.awaitOutput(DEMO_URL, Duration.ofSeconds(60)).group(1);

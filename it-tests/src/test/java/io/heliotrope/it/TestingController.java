@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stop in time or if it answered a call with an internal error.
  */
 final class TestingController implements AutoCloseable {
-    private static final Pattern LISTENING = Pattern.compile("controller listening on");
+    private static final Pattern LISTENING = Pattern.compile("controller listening on .*, status page (http://\\S+/)\n");
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
     private static final List<String> JVM_OPTIONS = List.of("-Xmx1g", "-XX:+UseSerialGC",
             "-Dorg.slf4j.simpleLogger.showDateTime=true");
@@ -29,6 +29,7 @@ final class TestingController implements AutoCloseable {
     private final int port;
     private final RestartableProcess process;
     private ManagedChannel channel;
+    private String statusUrl;
 
     private TestingController(String name, List<String> arguments, int port) {
         this.name = name;
@@ -38,10 +39,11 @@ final class TestingController implements AutoCloseable {
                 this::awaitListening);
     }
 
-    /** Starts {@code helio controller --zookeeper CONNECT --grpc-port PORT OPTIONS...} and waits until it listens. */
+    /** Starts {@code helio controller --zookeeper CONNECT --grpc-port PORT --status-port 0 OPTIONS...} and waits until it listens. */
     static TestingController start(String name, String zookeeper, List<String> options) {
         int port = Ports.free(1)[0];
-        List<String> arguments = new ArrayList<>(List.of("controller", "--zookeeper", zookeeper, "--grpc-port", Integer.toString(port)));
+        List<String> arguments = new ArrayList<>(List.of("controller", "--zookeeper", zookeeper, "--grpc-port", Integer.toString(port),
+                "--status-port", "0"));
         arguments.addAll(options);
         TestingController controller = new TestingController(name, arguments, port);
         controller.process.start();
@@ -54,6 +56,11 @@ final class TestingController implements AutoCloseable {
 
     String target() {
         return "127.0.0.1:" + port;
+    }
+
+    /** The status page, {@code http://127.0.0.1:PORT/}; a restart may move it. */
+    String statusUrl() {
+        return requireNonNull(statusUrl, "controller is not started");
     }
 
     /** A channel to this controller; a restart replaces it. */
@@ -89,7 +96,7 @@ final class TestingController implements AutoCloseable {
     }
 
     private void awaitListening(ChildProcess child) {
-        child.awaitOutput(LISTENING, STARTUP_TIMEOUT);
+        statusUrl = child.awaitOutput(LISTENING, STARTUP_TIMEOUT).group(1);
         channel = Grpc.newChannelBuilderForAddress("127.0.0.1", port, InsecureChannelCredentials.create()).build();
     }
 

@@ -69,7 +69,7 @@ function render(status, localities) {
   renderSites(status.sites, now);
   renderRtt(status.sites.map(health => health.site.name), status.rtt ? status.rtt.rows : []);
   renderLegend(colours);
-  renderImages(status.images, localities, colours);
+  renderImages(status.images, localities, colours, status.sites.map(health => health.site.name));
   renderTraffic(status.sites, now);
   renderMigrations(status.images);
 }
@@ -129,7 +129,7 @@ function swatch(colour) {
   return el('span', {class: 'swatch', style: 'background: ' + colour});
 }
 
-function renderImages(images, localities, colours) {
+function renderImages(images, localities, colours, siteNames) {
   document.getElementById('images').replaceChildren(...images.map((image, i) => {
     const config = image.status.config;
     const lease = image.status.lease || {holder: '', epoch: '0', movingTo: ''};
@@ -143,7 +143,7 @@ function renderImages(images, localities, colours) {
         fact('meta-seq', image.status.metaSeq, 'metaSeq'),
         fact('home', config.home || '–')),
       strip(config.name, localities[i], colours),
-      imageSites(image));
+      imageSites(image, siteNames));
   }));
 }
 
@@ -163,23 +163,28 @@ function strip(image, locality, colours) {
   return el('div', {class: 'strip', 'data-image': image}, ...cells);
 }
 
-function imageSites(image) {
+// One row per registered site: its current blocks from the catalog, the rest as the site reports it ('–' when it does not).
+function imageSites(image, siteNames) {
   const current = new Map((image.status.currentBlocks || []).map(entry => [entry.site, entry.blocks]));
+  const reported = new Map((image.sites || []).map(state => [state.site, state.image]));
+  const columns = [
+    ['allocated-blocks', s => s.allocatedBlocks],
+    ['dirty-blocks', s => s.dirtyBlocks],
+    ['queued-blocks', s => s.queuedBlocks],
+    ['oldest-queued', s => Number(s.oldestQueuedMillis) > 0 ? (Number(s.oldestQueuedMillis) / 1000).toFixed(1) + ' s' : '–'],
+    ['connections', s => s.connections],
+    ['pushed-bytes', s => bytes(Number(s.pushedBytes))],
+    ['fetched-bytes', s => bytes(Number(s.fetchedBytes))],
+  ];
   return el('table', {class: 'image-sites'},
     el('tr', {}, ...['site', 'current blocks', 'allocated blocks', 'dirty blocks', 'queued blocks', 'oldest queued', 'connections', 'pushed', 'fetched']
       .map(name => el('th', {}, name))),
-    ...(image.sites || []).map(state => {
-      const s = state.image;
-      return el('tr', {'data-site': state.site},
-        el('td', {}, state.site),
-        number('current-blocks', current.get(state.site) || '0'),
-        number('allocated-blocks', s.allocatedBlocks),
-        number('dirty-blocks', s.dirtyBlocks),
-        number('queued-blocks', s.queuedBlocks),
-        number('oldest-queued', Number(s.oldestQueuedMillis) > 0 ? (Number(s.oldestQueuedMillis) / 1000).toFixed(1) + ' s' : '–'),
-        number('connections', s.connections),
-        number('pushed-bytes', bytes(Number(s.pushedBytes))),
-        number('fetched-bytes', bytes(Number(s.fetchedBytes))));
+    ...siteNames.map(site => {
+      const s = reported.get(site);
+      return el('tr', {'data-site': site},
+        el('td', {}, site),
+        number('current-blocks', current.get(site) || '0'),
+        ...columns.map(([field, value]) => number(field, s ? value(s) : '–')));
     }));
 }
 
