@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The controller's status page in Debian's headless chromium, on a real controller and two
  * sites behind a 75 ms WAN: what it shows after writes at one site and a move of the lease
- * to the other, and that it says so when the controller stops answering.
+ * to the other, and that it says so when the controller loses ZooKeeper and when it stops
+ * answering.
  */
 class StatusPageIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -74,6 +75,20 @@ class StatusPageIT {
             } catch (AssertionError e) {
                 throw new AssertionError(e.getMessage() + "\n" + sites.logs(), e);
             }
+
+            browser.await("taiwan's close: nobody holds the lease", TIMEOUT,
+                    "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'none';");
+
+            // Two of the three ZooKeeper nodes die: the controller answers, but without the cluster.
+            ZooKeeperEnsemble ensemble = cluster.ensemble();
+            int leader = ensemble.leader();
+            ensemble.kill9(leader);
+            ensemble.kill9(leader == 1 ? 2 : 1);
+            browser.await("the page to tell of the controller's trouble", TIMEOUT,
+                    "return document.getElementById('connection').dataset.state === 'error';");
+            assertThat(browser.text("#connection")).startsWith("the controller answers 503: ");
+            ensemble.restartKilled();
+            browser.await("the page live again", TIMEOUT, "return document.getElementById('connection').dataset.state === 'live';");
 
             controller.kill9();
             browser.await("the page to notice the controller is gone", TIMEOUT,
