@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -71,8 +72,7 @@ final class UpCommand implements Callable<Integer> {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "helio up keeps ZooKeeper's data on disk: give --data-dir");
         }
         LinkConfig wan = wanLink();
-        int[] ports = {port(base.nbdPort(), 0), port(base.grpcPort(), 0), port(base.metricsPort(), 0),
-                port(base.nbdPort(), 1), port(base.grpcPort(), 1), port(base.metricsPort(), 1)};
+        int[] ports = sitePorts(base);
         List<ServerPort> listening = serverPorts(base.bind(), ports);
         // Before anything starts: a second helio up on the same data directory must not open the first one's ZooKeeper files.
         PortsInUse.check(listening);
@@ -182,14 +182,33 @@ final class UpCommand implements Callable<Integer> {
         return link.listenAddress().getHostString() + ":" + link.listenAddress().getPort();
     }
 
-    /** The port of the {@code index}th site: the given one plus the index, or a free one when 0 was given (the links must know it first). */
-    private static int port(int given, int index) throws IOException {
-        if (given != 0) {
-            return given + index;
+    /**
+     * NBD, gRPC and metrics ports of virginia, then of taiwan: the given ones, taiwan's one
+     * more, or free ones where 0 was given (the links must know them before the sites start).
+     * Free ones are held together while they are chosen, so that none is chosen twice.
+     */
+    private static int[] sitePorts(SiteConfig base) throws IOException {
+        int[] given = {base.nbdPort(), base.grpcPort(), base.metricsPort()};
+        int[] ports = new int[2 * given.length];
+        List<ServerSocket> probes = new ArrayList<>();
+        try {
+            for (int i = 0; i < ports.length; i++) {
+                int port = given[i % given.length];
+                if (port == 0) {
+                    ServerSocket probe = new ServerSocket(0);
+                    probes.add(probe);
+                    port = probe.getLocalPort();
+                } else {
+                    port += i / given.length;
+                }
+                ports[i] = port;
+            }
+        } finally {
+            for (ServerSocket probe : probes) {
+                probe.close();
+            }
         }
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
+        return ports;
     }
 
     private static void closeQuietly(AutoCloseable part) {
