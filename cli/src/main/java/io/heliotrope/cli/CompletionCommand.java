@@ -10,10 +10,10 @@ import java.util.concurrent.Callable;
 
 @Command(name = "completion",
         mixinStandardHelpOptions = true,
-        description = {"Print a script that completes helio's commands and options in bash or zsh (the same script: in zsh it",
-                "loads bashcompinit). Load it in the current shell, or from ~/.bashrc or ~/.zshrc, with",
-                "  source <(helio completion bash)",
-                "or install it for every user with  helio completion bash > /etc/bash_completion.d/helio"})
+        description = {"Print the script that completes helio's commands and options in bash or zsh.",
+                "One script serves both shells: in zsh it loads bashcompinit. Load it with",
+                "  source <(helio completion bash)    in this shell, ~/.bashrc or ~/.zshrc",
+                "  helio completion bash > /etc/bash_completion.d/helio    for every bash user"})
 final class CompletionCommand implements Callable<Integer> {
     /** Lowercase: the names a user types, and that completion offers. */
     enum Shell { bash, zsh }

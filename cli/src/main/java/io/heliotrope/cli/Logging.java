@@ -31,7 +31,7 @@ import java.nio.file.Path;
  */
 final class Logging {
     /** The loggers whose INFO events a user of the console acts on: ours. */
-    static final String OURS = "io.heliotrope";
+    private static final String OURS = "io.heliotrope";
     private static final long MAX_FILE_BYTES = 50L << 20;
     /** Rotated files kept beside the current one: at most 250 MiB of logs in all. */
     private static final int KEPT_FILES = 4;
