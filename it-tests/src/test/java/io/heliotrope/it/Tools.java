@@ -50,8 +50,9 @@ final class Tools {
         }
     }
 
+    /** Debian's tools first, the C locale, and what helio writes by default (a controller's log) under target/state. */
     static Map<String, String> environment() {
-        return Map.of("PATH", PATH, "LC_ALL", "C");
+        return Map.of("PATH", PATH, "LC_ALL", "C", "XDG_STATE_HOME", Path.of(System.getProperty("basedir", "."), "target", "state").toAbsolutePath().toString());
     }
 
     /** Runs a command with stdin from /dev/null; fails if it does not finish within two minutes. */
