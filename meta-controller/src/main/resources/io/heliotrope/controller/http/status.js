@@ -65,11 +65,12 @@ function setConnection(state, text) {
 
 function render(status, localities) {
   const now = Number(status.generatedEpochMillis);
-  const colours = siteColours(status.sites.map(health => health.site.name), localities);
+  const names = status.sites.map(health => health.site.name);
+  const colours = siteColours(names, localities);
   renderSites(status.sites, now);
-  renderRtt(status.sites.map(health => health.site.name), status.rtt ? status.rtt.rows : []);
+  renderRtt(names, status.rtt ? status.rtt.rows : []);
   renderLegend(colours);
-  renderImages(status.images, localities, colours, status.sites.map(health => health.site.name));
+  renderImages(status.images, localities, colours, names);
   renderTraffic(status.sites, now);
   renderMigrations(status.images);
 }
@@ -86,14 +87,13 @@ function renderSites(sites, now) {
   replaceRows('sites', sites.map(health => {
     const site = health.site;
     const state = health.up ? 'up' : 'down';
-    const row = el('tr', {'data-site': site.name, 'data-up': String(health.up)},
+    return el('tr', {'data-site': site.name, 'data-up': String(health.up)},
       el('td', {'data-field': 'name'}, site.name),
       el('td', {'data-field': 'state', class: state}, state),
       el('td', {'data-field': 'grpc'}, site.grpcAddress),
       el('td', {'data-field': 'nbd'}, site.nbdAddress),
       el('td', {'data-field': 'last-seen'}, ago(now, Number(health.lastSeenEpochMillis))),
       el('td', {'data-field': 'error'}, health.error));
-    return row;
   }));
 }
 
