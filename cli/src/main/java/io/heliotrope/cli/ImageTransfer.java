@@ -30,13 +30,14 @@ final class ImageTransfer {
 
     private ImageTransfer() {}
 
-    static Result importFile(ImageClient client, Path file, String name) throws IOException, InterruptedException {
+    /** Creates image {@code name} in {@code catalog} and fills it from {@code file} through the site of {@code client}. */
+    static Result importFile(ImageCatalog catalog, ImageClient client, Path file, String name) throws IOException, InterruptedException {
         if (!Files.isRegularFile(file)) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot import " + file + ": not a readable file");
         }
         long fileSize = Files.size(file);
         long size = Math.max(BLOCK, (fileSize + BLOCK - 1) / BLOCK * BLOCK);
-        client.create(name, size);
+        catalog.createImage(name, size);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             Upload upload = new Upload();
             client.async().writeBlocks(upload);
@@ -59,18 +60,18 @@ final class ImageTransfer {
             return new Result(size, dataBytes);
         } catch (RuntimeException e) {
             HeliotropeException failure = client.translate(HeliotropeException.unwrap(e));
-            removeAfterFailure(client, name, failure);
+            removeAfterFailure(catalog, name, failure);
             throw failure;
         } catch (IOException | InterruptedException e) {
-            removeAfterFailure(client, name, e);
+            removeAfterFailure(catalog, name, e);
             throw e;
         }
     }
 
     /** A failed import leaves no half-filled image behind. */
-    private static void removeAfterFailure(ImageClient client, String name, Exception failure) {
+    private static void removeAfterFailure(ImageCatalog catalog, String name, Exception failure) {
         try {
-            client.delete(name);
+            catalog.removeImage(name);
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }

@@ -99,6 +99,7 @@ final class UpCommand implements Callable<Integer> {
             all.close();
             throw e;
         }
+        ClientConfig.save(controllerTarget);
         printBanner(base, controllerTarget, first, second);
         return Running.untilStopped(all);
     }
