@@ -30,12 +30,6 @@ record ClientConfig(String controller) {
             .build();
     private static final String HEADER = "# Written by helio up: the controller that helio commands talk to by default.\n";
 
-    ClientConfig {
-        if (controller == null || controller.isBlank()) {
-            throw new IllegalArgumentException("controller is missing (HOST:PORT)");
-        }
-    }
-
     /** This user's file, where {@code helio up} writes it and every command reads it. */
     static Path defaultPath() {
         return path(System.getenv(), Path.of(System.getProperty("user.home")));
@@ -68,7 +62,11 @@ record ClientConfig(String controller) {
             return Optional.empty();
         }
         try {
-            return Optional.of(MAPPER.readValue(file.toFile(), ClientConfig.class));
+            ClientConfig config = MAPPER.readValue(file.toFile(), ClientConfig.class);
+            if (config.controller() == null || config.controller().isBlank()) {
+                throw new IllegalArgumentException("it names no controller (controller: HOST:PORT)");
+            }
+            return Optional.of(config);
         } catch (IOException | IllegalArgumentException e) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid client configuration " + file + ": " + HeliotropeException.rootMessage(e), e);
         }

@@ -23,9 +23,9 @@ import static io.heliotrope.cli.Sizes.format;
 
 @Command(name = "image",
         mixinStandardHelpOptions = true,
-        description = {"Create, list, inspect, resize, remove, import and export images.",
-                "With a controller (--controller, $" + Target.ENV + ", or the one `helio up` started) these are the images of its",
-                "catalog, as every site has them; without one, or with --server, the images of that one site."},
+        description = "Create, list, inspect, resize, remove, import and export images. With a controller (--controller, $"
+                + Target.ENV + ", or the one `helio up` started) these are the images of its catalog, as every site has them; "
+                + "without one, or with --server, the images of that one site.",
         subcommands = {
                 ImageCommand.Create.class,
                 ImageCommand.List.class,
@@ -116,11 +116,11 @@ final class ImageCommand {
     }
 
     @Command(name = "ls", mixinStandardHelpOptions = true,
-            description = {"List images. With a controller: one line per image of its catalog, with its lease (holder and epoch)",
-                    "and the sites its latest blocks are at; without: the images of the site and their data."})
+            description = "List images. With a controller: one line per image of its catalog, with its lease (holder and epoch) "
+                    + "and the sites its latest blocks are at; without: the images of the site and their data.")
     static final class List extends Subcommand {
-        @Option(names = "--json", description = {"Print JSON instead (see README, Scripts): with a controller, its ClusterStatus",
-                "with the images alone; without, the site's ListImagesResponse."})
+        @Option(names = "--json", description = "Print JSON instead (see README, Scripts): with a controller, its ClusterStatus "
+                + "with the images alone; without, the site's ListImagesResponse.")
         boolean json;
 
         @Override
@@ -150,14 +150,14 @@ final class ImageCommand {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true,
-            description = {"Show one image. With a controller: its settings, lease and metadata, and per site the blocks whose",
-                    "latest version is there, the data stored, the blocks not yet flushed, the propagation queue and connections."})
+            description = "Show one image. With a controller: its settings, lease and metadata, and per site the blocks whose "
+                    + "latest version is there, the data stored, the blocks not yet flushed, the propagation queue and connections.")
     static final class Show extends Subcommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
-        @Option(names = "--json", description = {"Print JSON instead (see README, Scripts): with a controller, its ClusterImage;",
-                "without, the site's ImageInfo."})
+        @Option(names = "--json", description = "Print JSON instead (see README, Scripts): with a controller, its ClusterImage; "
+                + "without, the site's ImageInfo.")
         boolean json;
 
         @Override
@@ -212,8 +212,8 @@ final class ImageCommand {
     }
 
     @Command(name = "resize", mixinStandardHelpOptions = true,
-            description = {"Grow or shrink an image. Shrinking drops the data past the new end. Refused while attached.",
-                    "Standalone sites only, for now."})
+            description = "Grow or shrink an image. Shrinking drops the data past the new end. Refused while attached. "
+                    + "Standalone sites only, for now.")
     static final class Resize extends Subcommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;

@@ -9,15 +9,14 @@ import picocli.CommandLine.Option;
 import java.util.concurrent.Callable;
 
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"The cluster at a glance: its sites (up or down, addresses, when the controller last heard from each),",
-                "the RTT matrix, the images with their lease holders, and the transfers and migrations in flight.",
-                "Without a controller, or with --server: that site and its images."})
+        description = "The cluster at a glance: its sites (up or down, addresses, when the controller last heard from each), "
+                + "the RTT matrix, the images with their lease holders, and the transfers and migrations in flight. "
+                + "Without a controller, or with --server: that site and its images.")
 final class StatusCommand implements Callable<Integer> {
     @Mixin
     TargetOptions target;
 
-    @Option(names = "--json", description = {"Print JSON instead (see README, Scripts): the controller's ClusterStatus,",
-            "or the site's SiteStatus."})
+    @Option(names = "--json", description = "Print JSON instead (see README, Scripts): the controller's ClusterStatus, or the site's SiteStatus.")
     boolean json;
 
     @Override

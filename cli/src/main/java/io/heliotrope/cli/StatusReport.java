@@ -23,7 +23,7 @@ final class StatusReport {
         long now = cluster.getGeneratedEpochMillis();
         out.println(controller.describe() + ", at " + Instant.ofEpochMilli(now));
         out.println("sites:");
-        Table sites = new Table("<<<<><", "SITE", "STATE", "GRPC", "NBD", "LAST SEEN", "ERROR");
+        Table sites = new Table("<<<<<<", "SITE", "STATE", "GRPC", "NBD", "LAST SEEN", "ERROR");
         for (SiteHealth site : cluster.getSitesList()) {
             sites.add(site.getSite().getName(), site.getUp() ? "up" : "down", site.getSite().getGrpcAddress(), site.getSite().getNbdAddress(),
                     site.getLastSeenEpochMillis() == 0 ? "never" : Ages.format(Math.max(0, now - site.getLastSeenEpochMillis())) + " ago",
