@@ -7,6 +7,7 @@ import io.heliotrope.controller.metadata.BlockEntries;
 import io.heliotrope.controller.metadata.CompactionPolicy;
 import io.heliotrope.controller.metadata.Flush;
 import io.heliotrope.controller.metadata.Flushed;
+import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.controller.service.ControllerServiceConfig;
 import io.heliotrope.controller.service.OpenMode;
@@ -35,6 +36,7 @@ public final class TestingController implements AutoCloseable {
     public static final CompactionPolicy MANUAL = new CompactionPolicy(Integer.MAX_VALUE, Long.MAX_VALUE, Duration.ofMinutes(10));
 
     private final String root;
+    private final ControllerMetrics metrics = new ControllerMetrics();
     private final ZooKeeperStore zk;
     private final ExecutorService executor;
     private final ControllerService service;
@@ -42,9 +44,9 @@ public final class TestingController implements AutoCloseable {
     public TestingController(EmbeddedZooKeeper server, String root, Clock clock, CompactionPolicy policy) {
         AtomicInteger threads = new AtomicInteger();
         this.root = root;
-        this.zk = ZooKeeperStore.connect(server.connectString(), Duration.ofSeconds(10));
+        this.zk = ZooKeeperStore.connect(server.connectString(), Duration.ofSeconds(10), metrics.zooKeeper());
         this.executor = Executors.newFixedThreadPool(4, task -> new Thread(task, "test-controller-" + threads.incrementAndGet()));
-        this.service = new ControllerService(zk, new ControllerServiceConfig(root, LEASE_TTL, policy), clock, executor, Runnable::run);
+        this.service = new ControllerService(zk, new ControllerServiceConfig(root, LEASE_TTL, policy), clock, executor, Runnable::run, metrics);
     }
 
     /** A root path of its own, so that tests sharing a ZooKeeper never meet. */
@@ -73,6 +75,10 @@ public final class TestingController implements AutoCloseable {
 
     public ZooKeeperStore zk() {
         return zk;
+    }
+
+    public ControllerMetrics metrics() {
+        return metrics;
     }
 
     /** The value of a call; its failure rethrown as the {@code HeliotropeException} the service raised. */
@@ -111,5 +117,6 @@ public final class TestingController implements AutoCloseable {
     public void close() {
         executor.shutdownNow();
         zk.close();
+        metrics.close();
     }
 }

@@ -142,7 +142,8 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
                 + " (epoch " + epoch + ", " + seconds(expiresEpochMillis - now) + " s left)");
     }
 
-    private static String seconds(long millis) {
+    /** Milliseconds as seconds with one decimal, for messages. */
+    static String seconds(long millis) {
         return String.format(Locale.ROOT, "%.1f", millis / 1000.0);
     }
 }

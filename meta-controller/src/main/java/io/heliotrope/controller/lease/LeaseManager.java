@@ -1,6 +1,7 @@
 package io.heliotrope.controller.lease;
 
 import io.heliotrope.controller.Names;
+import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.zookeeper.Json;
 import io.heliotrope.controller.zookeeper.Transaction;
 import io.heliotrope.controller.zookeeper.Versioned;
@@ -40,12 +41,14 @@ public final class LeaseManager {
     private final ZooKeeperLayout layout;
     private final Clock clock;
     private final long ttlMillis;
+    private final ControllerMetrics metrics;
 
-    public LeaseManager(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, Duration ttl) {
+    public LeaseManager(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, Duration ttl, ControllerMetrics metrics) {
         this.zk = requireNonNull(zk, "zk is null");
         this.layout = requireNonNull(layout, "layout is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.ttlMillis = ttl.toMillis();
+        this.metrics = requireNonNull(metrics, "metrics is null");
     }
 
     public long ttlMillis() {
@@ -97,7 +100,14 @@ public final class LeaseManager {
             }
             Lease granted = current.value().grantTo(site, now, ttlMillis);
             if (write(image, current, granted)) {
-                log.info("{}: lease to {} (epoch {})", image, site, granted.epoch());
+                if (current.value().held() && !current.value().activeAt(now)) {
+                    metrics.leaseExpired();
+                    log.info("{}: lease to {} (epoch {}); the lease of {} (epoch {}) expired {} s ago", image, site, granted.epoch(),
+                            current.value().holder(), current.value().epoch(),
+                            Lease.seconds(now - current.value().expiresEpochMillis()));
+                } else {
+                    log.info("{}: lease to {} (epoch {})", image, site, granted.epoch());
+                }
                 return new Acquisition.Granted(granted);
             }
         }
@@ -181,6 +191,20 @@ public final class LeaseManager {
         Transaction transaction = new Transaction().setData(layout.image(image).lease(), Json.write(next), current.version());
         recordGrant(transaction, image, current.value(), next);
         return zk.commit(transaction).committed();
+    }
+
+    /** How many images have a write lease held and live now. */
+    public int countActive() {
+        List<String> paths = zk.children(layout.images()).stream().map(image -> layout.image(image).lease()).toList();
+        List<Optional<byte[]>> leases = zk.readAll(paths);
+        long now = clock.millis();
+        int active = 0;
+        for (int i = 0; i < paths.size(); i++) {
+            if (leases.get(i).isPresent() && Json.read(leases.get(i).get(), Lease.class, paths.get(i)).activeAt(now)) {
+                active++;
+            }
+        }
+        return active;
     }
 
     private static HeliotropeException raced(String image) {

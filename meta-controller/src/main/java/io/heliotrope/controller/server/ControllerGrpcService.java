@@ -2,16 +2,21 @@ package io.heliotrope.controller.server;
 
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.error.GrpcErrors;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
 import io.heliotrope.proto.controller.v1.DeleteImageRequest;
 import io.heliotrope.proto.controller.v1.DeleteImageResponse;
 import io.heliotrope.proto.controller.v1.FlushRequest;
 import io.heliotrope.proto.controller.v1.FlushResponse;
+import io.heliotrope.proto.controller.v1.GetClusterStatusRequest;
+import io.heliotrope.proto.controller.v1.GetImageLocalityRequest;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
+import io.heliotrope.proto.controller.v1.ImageLocality;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
@@ -39,9 +44,11 @@ import static java.util.Objects.requireNonNull;
 /** {@code heliotrope.controller.v1.ControllerService}: protos in, {@link ControllerService} calls, protos out. */
 public final class ControllerGrpcService extends ControllerServiceGrpc.ControllerServiceImplBase {
     private final ControllerService service;
+    private final ClusterView cluster;
 
-    public ControllerGrpcService(ControllerService service) {
+    public ControllerGrpcService(ControllerService service, ClusterView cluster) {
         this.service = requireNonNull(service, "service is null");
+        this.cluster = requireNonNull(cluster, "cluster is null");
     }
 
     @Override
@@ -140,6 +147,16 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     @Override
     public void getRttMatrix(GetRttMatrixRequest request, StreamObserver<RttMatrix> observer) {
         reply(service::rttMatrix, ControllerProtos::toProto, observer);
+    }
+
+    @Override
+    public void getClusterStatus(GetClusterStatusRequest request, StreamObserver<ClusterStatus> observer) {
+        reply(() -> cluster.statusAsync(request.getImage()), Function.identity(), observer);
+    }
+
+    @Override
+    public void getImageLocality(GetImageLocalityRequest request, StreamObserver<ImageLocality> observer) {
+        reply(() -> cluster.localityAsync(request.getImage(), request.getRegions()), Function.identity(), observer);
     }
 
     /** Runs the call; a request it cannot even convert fails the same way as one the service refuses. */

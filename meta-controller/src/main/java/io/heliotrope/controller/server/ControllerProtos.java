@@ -9,6 +9,7 @@ import io.heliotrope.controller.catalog.TransitionTable;
 import io.heliotrope.controller.lease.Lease;
 import io.heliotrope.controller.metadata.BlockEntries;
 import io.heliotrope.controller.metadata.Flush;
+import io.heliotrope.controller.metadata.Locality;
 import io.heliotrope.controller.service.ImageStatus;
 import io.heliotrope.controller.rtt.RttRow;
 import io.heliotrope.controller.service.OpenMode;
@@ -18,6 +19,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.BlockMetadata;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
 import io.heliotrope.proto.controller.v1.FlushHeader;
+import io.heliotrope.proto.controller.v1.ImageLocality;
 import io.heliotrope.proto.controller.v1.PeerRtt;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.ReportRttRequest;
@@ -32,14 +34,14 @@ import java.util.List;
 import java.util.Map;
 
 /** Conversions between the controller's domain and {@code heliotrope.controller.v1}. */
-final class ControllerProtos {
+public final class ControllerProtos {
     private ControllerProtos() {}
 
     static Site site(io.heliotrope.proto.controller.v1.Site proto) {
         return new Site(proto.getName(), proto.getGrpcAddress(), proto.getNbdAddress(), proto.getEgressPricePerGb());
     }
 
-    static io.heliotrope.proto.controller.v1.Site toProto(Site site) {
+    public static io.heliotrope.proto.controller.v1.Site toProto(Site site) {
         return io.heliotrope.proto.controller.v1.Site.newBuilder()
                 .setName(site.name())
                 .setGrpcAddress(site.grpcAddress())
@@ -87,7 +89,7 @@ final class ControllerProtos {
         return proto.build();
     }
 
-    static RttMatrix toProto(List<RttRow> rows) {
+    public static RttMatrix toProto(List<RttRow> rows) {
         RttMatrix.Builder matrix = RttMatrix.newBuilder();
         for (RttRow row : rows) {
             io.heliotrope.proto.controller.v1.RttRow.Builder proto = matrix.addRowsBuilder()
@@ -131,7 +133,7 @@ final class ControllerProtos {
         return sets.stream().map(set -> SiteSet.newBuilder().addAllSites(set).build()).toList();
     }
 
-    static io.heliotrope.proto.controller.v1.ImageStatus toProto(ImageStatus status) {
+    public static io.heliotrope.proto.controller.v1.ImageStatus toProto(ImageStatus status) {
         io.heliotrope.proto.controller.v1.ImageStatus.Builder proto = io.heliotrope.proto.controller.v1.ImageStatus.newBuilder()
                 .setConfig(toProto(status.image()))
                 .setLease(toProto(status.image().config().name(), status.lease()))
@@ -142,6 +144,18 @@ final class ControllerProtos {
         status.currentBlocks().entrySet().stream()
                 .sorted(Map.Entry.comparingByKey())
                 .forEach(entry -> proto.addCurrentBlocks(SiteBlocks.newBuilder().setSite(entry.getKey()).setBlocks(entry.getValue())));
+        return proto.build();
+    }
+
+    public static ImageLocality toProto(String image, Locality locality) {
+        ImageLocality.Builder proto = ImageLocality.newBuilder()
+                .setImage(image)
+                .setMetaSeq(locality.metaSeq())
+                .setRegionBytes(locality.regionBytes())
+                .addAllSites(locality.sites());
+        for (Locality.Region region : locality.regions()) {
+            proto.addHolders(region.holder()).addShares(region.share());
+        }
         return proto.build();
     }
 

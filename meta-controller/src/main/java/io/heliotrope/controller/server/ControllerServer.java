@@ -2,7 +2,10 @@ package io.heliotrope.controller.server;
 
 import io.grpc.Server;
 import io.heliotrope.concurrent.BoundedExecutors;
+import io.heliotrope.controller.cluster.ClusterView;
+import io.heliotrope.controller.cluster.ClusterViewConfig;
 import io.heliotrope.controller.metadata.CompactionPolicy;
+import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.controller.service.ControllerServiceConfig;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
@@ -19,8 +22,9 @@ import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 
 /**
- * A controller process: ZooKeeper session, the executors that run ZooKeeper work, the
- * domain service and its gRPC server. The composition root; components close in reverse order.
+ * A controller process: metrics, ZooKeeper session, the executors that run ZooKeeper work,
+ * the domain service, the cluster view and the gRPC server. The composition root;
+ * components close in reverse order.
  */
 public final class ControllerServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ControllerServer.class);
@@ -32,21 +36,27 @@ public final class ControllerServer implements AutoCloseable {
     private static final Duration SHUTDOWN_PATIENCE = Duration.ofSeconds(10);
 
     private final Deque<AutoCloseable> components = new ArrayDeque<>();
+    private final ControllerMetrics metrics;
+    private final ClusterView cluster;
     private final Server grpc;
 
     private ControllerServer(ControllerConfig config) throws IOException {
         try {
-            ZooKeeperStore zk = ZooKeeperStore.connect(config.zookeeperConnect(), config.zookeeperSessionTimeout());
+            metrics = new ControllerMetrics();
+            components.push(metrics);
+            ZooKeeperStore zk = ZooKeeperStore.connect(config.zookeeperConnect(), config.zookeeperSessionTimeout(), metrics.zooKeeper());
             components.push(zk);
             ExecutorService executor = BoundedExecutors.fixed("controller-zk", ZOOKEEPER_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(executor, SHUTDOWN_PATIENCE));
             ExecutorService background = BoundedExecutors.fixed("controller-compaction", 1, QUEUED_BACKGROUND_TASKS);
             components.push(() -> BoundedExecutors.shutdown(background, SHUTDOWN_PATIENCE));
             ControllerServiceConfig serviceConfig = new ControllerServiceConfig(config.rootPath(), config.leaseTtl(), CompactionPolicy.DEFAULT);
-            ControllerService service = new ControllerService(zk, serviceConfig, Clock.systemUTC(), executor, background);
+            ControllerService service = new ControllerService(zk, serviceConfig, Clock.systemUTC(), executor, background, metrics);
+            cluster = new ClusterView(service, metrics, ClusterViewConfig.DEFAULT, Clock.systemUTC());
+            components.push(cluster);
             ExecutorService calls = BoundedExecutors.fixed("controller-grpc", GRPC_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(calls, SHUTDOWN_PATIENCE));
-            grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, new ControllerGrpcService(service));
+            grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, new ControllerGrpcService(service, cluster));
             components.push(() -> GrpcServers.shutdown(grpc));
         } catch (IOException | RuntimeException e) {
             close();
@@ -63,6 +73,14 @@ public final class ControllerServer implements AutoCloseable {
 
     public int grpcPort() {
         return grpc.getPort();
+    }
+
+    public ClusterView clusterView() {
+        return cluster;
+    }
+
+    public ControllerMetrics metrics() {
+        return metrics;
     }
 
     public void awaitTermination() throws InterruptedException {

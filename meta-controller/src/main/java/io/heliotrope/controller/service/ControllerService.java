@@ -14,7 +14,9 @@ import io.heliotrope.controller.lease.LeaseManager.Acquisition;
 import io.heliotrope.controller.metadata.Flush;
 import io.heliotrope.controller.metadata.Flushed;
 import io.heliotrope.controller.metadata.ImageView;
+import io.heliotrope.controller.metadata.Locality;
 import io.heliotrope.controller.metadata.MetadataLog;
+import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.rtt.RttRow;
 import io.heliotrope.controller.rtt.RttStore;
 import io.heliotrope.controller.site.Site;
@@ -29,6 +31,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -60,15 +63,18 @@ public final class ControllerService {
     private final RttStore rtt;
     private final ExecutorService executor;
     private final Executor background;
+    private final ControllerMetrics metrics;
 
-    public ControllerService(ZooKeeperStore zk, ControllerServiceConfig config, Clock clock, ExecutorService executor, Executor background) {
+    public ControllerService(ZooKeeperStore zk, ControllerServiceConfig config, Clock clock, ExecutorService executor, Executor background,
+            ControllerMetrics metrics) {
         ZooKeeperLayout layout = new ZooKeeperLayout(config.rootPath());
         zk.ensurePath(layout.sites());
         zk.ensurePath(layout.images());
         zk.ensurePath(layout.rtt());
         this.sites = new SiteRegistry(zk, layout);
         this.catalog = new ImageCatalog(zk, layout, clock, config.leaseTtl());
-        this.leases = new LeaseManager(zk, layout, clock, config.leaseTtl());
+        this.metrics = requireNonNull(metrics, "metrics is null");
+        this.leases = new LeaseManager(zk, layout, clock, config.leaseTtl(), metrics);
         this.metadata = new MetadataLog(zk, layout, leases, clock, config.compaction());
         this.rtt = new RttStore(zk, layout, clock);
         this.executor = requireNonNull(executor, "executor is null");
@@ -108,6 +114,25 @@ public final class ControllerService {
         return async(() -> status(name));
     }
 
+    /** What {@link #getImage} gives for the image named, or for every image of the catalog when {@code name} is empty. */
+    public CompletableFuture<List<ImageStatus>> imageStatuses(String name) {
+        return async(() -> name.isEmpty() ? catalogStatuses() : List.of(status(name)));
+    }
+
+    /** Which site holds the current version of most blocks of each of about {@code regions} regions (0: the default; see {@link Locality}). */
+    public CompletableFuture<Locality> locality(String name, int regions) {
+        return async(() -> {
+            int count = Locality.regions(name, regions);
+            Versioned<ImageConfig> config = catalog.get(name);
+            return Locality.of(metadata.view(name, config.createZxid()).view(), config.value().blocks(), config.value().blockSize(), count);
+        });
+    }
+
+    /** How many images have a write lease held and live now. */
+    public CompletableFuture<Integer> leasesHeld() {
+        return async(leases::countActive);
+    }
+
     public CompletableFuture<Void> deleteImage(String name) {
         return async(() -> {
             catalog.delete(name);
@@ -132,6 +157,10 @@ public final class ControllerService {
      */
     public CompletableFuture<OpenedImage> openImage(String image, String site, OpenMode mode, long cachedMetaSeq, Duration wait) {
         requireNonNull(mode, "mode is null");
+        return open(image, site, mode, cachedMetaSeq, wait).whenComplete((ignored, failure) -> metrics.opened(mode == OpenMode.WRITE, failure));
+    }
+
+    private CompletableFuture<OpenedImage> open(String image, String site, OpenMode mode, long cachedMetaSeq, Duration wait) {
         if (wait.isNegative() || wait.compareTo(MAX_OPEN_WAIT) > 0) {
             return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
                     "image '" + image + "': an open may wait at most " + MAX_OPEN_WAIT.toSeconds() + " s for the lease, not " + wait.toMillis() + " ms"));
@@ -195,6 +224,7 @@ public final class ControllerService {
     }
 
     public CompletableFuture<Flushed> flush(Flush flush) {
+        long start = System.nanoTime();
         return async(() -> {
             Versioned<ImageConfig> config = catalog.get(flush.image());
             sites.require(flush.site());
@@ -202,7 +232,7 @@ public final class ControllerService {
             Flushed flushed = metadata.flush(flush, image.blocks(), image.mode() == PropagationMode.REMOTE ? image.home() : "");
             afterCommit(flush, config.createZxid(), flushed);
             return flushed;
-        });
+        }).whenComplete((flushed, failure) -> metrics.flushed(start, flushed == null ? 0 : flushed.blocks(), failure));
     }
 
     public CompletableFuture<Lease> closeImage(String image, String site, long epoch) {
@@ -234,6 +264,21 @@ public final class ControllerService {
         if (update.home() != null && !update.home().isEmpty()) {
             sites.require(update.home());
         }
+    }
+
+    /** Every image's status; an image deleted while they are read is left out. */
+    private List<ImageStatus> catalogStatuses() {
+        List<ImageStatus> statuses = new ArrayList<>();
+        for (CatalogImage image : catalog.list()) {
+            try {
+                statuses.add(status(image.config().name()));
+            } catch (HeliotropeException e) {
+                if (e.code() != ErrorCode.IMAGE_NOT_FOUND) {
+                    throw e;
+                }
+            }
+        }
+        return statuses;
     }
 
     private ImageStatus status(String name) {

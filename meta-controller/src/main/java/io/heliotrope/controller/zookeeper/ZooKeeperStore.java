@@ -1,5 +1,6 @@
 package io.heliotrope.controller.zookeeper;
 
+import io.heliotrope.controller.zookeeper.ZooKeeperMetrics.Op;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import org.apache.curator.RetryLoop;
@@ -29,6 +30,7 @@ import static java.util.Objects.requireNonNull;
  * The controller's ZooKeeper client: blocking reads and writes for the executor that runs
  * them, pipelined batches for many znodes at once, and one translation of ZooKeeper
  * failures into {@link HeliotropeException}s (an unreachable ensemble is {@code PEER_UNAVAILABLE}).
+ * Each operation's latency, and each failure, goes to its {@link ZooKeeperMetrics}.
  */
 public final class ZooKeeperStore implements AutoCloseable {
     /** ZooKeeper drops the connection on a request over about 1 MB (jute.maxbuffer); stay well below. */
@@ -38,16 +40,19 @@ public final class ZooKeeperStore implements AutoCloseable {
     private final CuratorFramework client;
     private final String connectString;
     private final long timeoutMillis;
+    private final ZooKeeperMetrics metrics;
 
-    private ZooKeeperStore(CuratorFramework client, String connectString, long timeoutMillis) {
+    private ZooKeeperStore(CuratorFramework client, String connectString, long timeoutMillis, ZooKeeperMetrics metrics) {
         this.client = client;
         this.connectString = connectString;
         this.timeoutMillis = timeoutMillis;
+        this.metrics = metrics;
     }
 
     /** Connects and waits for the session, at most {@code sessionTimeout}. */
-    public static ZooKeeperStore connect(String connectString, Duration sessionTimeout) {
+    public static ZooKeeperStore connect(String connectString, Duration sessionTimeout, ZooKeeperMetrics metrics) {
         requireNonNull(connectString, "connectString is null");
+        requireNonNull(metrics, "metrics is null");
         int timeoutMillis = Math.toIntExact(sessionTimeout.toMillis());
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
@@ -67,7 +72,7 @@ public final class ZooKeeperStore implements AutoCloseable {
             throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE,
                     "cannot reach ZooKeeper at " + connectString + " within " + timeoutMillis + " ms");
         }
-        return new ZooKeeperStore(client, connectString, timeoutMillis);
+        return new ZooKeeperStore(client, connectString, timeoutMillis, metrics);
     }
 
     public Optional<Versioned<byte[]>> read(String path) {
@@ -89,6 +94,7 @@ public final class ZooKeeperStore implements AutoCloseable {
 
     /** Reads a znode, leaving {@code watcher} on it unless null. */
     private Optional<Versioned<byte[]>> read(String path, Watcher watcher) {
+        long start = System.nanoTime();
         try {
             Stat stat = new Stat();
             byte[] data = watcher == null
@@ -98,7 +104,9 @@ public final class ZooKeeperStore implements AutoCloseable {
         } catch (KeeperException.NoNodeException e) {
             return Optional.empty();
         } catch (Exception e) {
-            throw failure("read " + path, e);
+            throw failure(Op.READ, "read " + path, e);
+        } finally {
+            metrics.record(Op.READ, start);
         }
     }
 
@@ -108,6 +116,7 @@ public final class ZooKeeperStore implements AutoCloseable {
 
     /** The names of the children, sorted; none when the znode does not exist. */
     public List<String> children(String path) {
+        long start = System.nanoTime();
         try {
             List<String> children = new ArrayList<>(client.getChildren().forPath(path));
             children.sort(null);
@@ -115,20 +124,25 @@ public final class ZooKeeperStore implements AutoCloseable {
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         } catch (Exception e) {
-            throw failure("list " + path, e);
+            throw failure(Op.LIST, "list " + path, e);
+        } finally {
+            metrics.record(Op.LIST, start);
         }
     }
 
     /** Creates a znode; false when it exists already. */
     public boolean create(String path, byte[] data) {
         checkSize(path, data.length);
+        long start = System.nanoTime();
         try {
             client.create().forPath(path, data);
             return true;
         } catch (KeeperException.NodeExistsException e) {
             return false;
         } catch (Exception e) {
-            throw failure("create " + path, e);
+            throw failure(Op.CREATE, "create " + path, e);
+        } finally {
+            metrics.record(Op.CREATE, start);
         }
     }
 
@@ -141,36 +155,45 @@ public final class ZooKeeperStore implements AutoCloseable {
 
     /** Creates the znode and its parents when missing. */
     public void ensurePath(String path) {
+        long start = System.nanoTime();
         try {
             client.create().creatingParentsIfNeeded().forPath(path, new byte[0]);
         } catch (KeeperException.NodeExistsException e) {
             // there already
         } catch (Exception e) {
-            throw failure("create " + path, e);
+            throw failure(Op.CREATE, "create " + path, e);
+        } finally {
+            metrics.record(Op.CREATE, start);
         }
     }
 
     /** Writes a znode if its version is still {@code version} (-1: any); false when it is not, or is gone. */
     public boolean setData(String path, byte[] data, int version) {
         checkSize(path, data.length);
+        long start = System.nanoTime();
         try {
             client.setData().withVersion(version).forPath(path, data);
             return true;
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
             return false;
         } catch (Exception e) {
-            throw failure("write " + path, e);
+            throw failure(Op.WRITE, "write " + path, e);
+        } finally {
+            metrics.record(Op.WRITE, start);
         }
     }
 
     /** Deletes a znode and everything below it; nothing when it does not exist. */
     public void deleteTree(String path) {
+        long start = System.nanoTime();
         try {
             client.delete().deletingChildrenIfNeeded().forPath(path);
         } catch (KeeperException.NoNodeException e) {
             // gone already
         } catch (Exception e) {
-            throw failure("delete " + path, e);
+            throw failure(Op.DELETE, "delete " + path, e);
+        } finally {
+            metrics.record(Op.DELETE, start);
         }
     }
 
@@ -179,6 +202,7 @@ public final class ZooKeeperStore implements AutoCloseable {
         if (transaction.bytes() > MAX_REQUEST_BYTES) {
             throw new IllegalStateException("transaction of " + transaction.bytes() + " bytes exceeds " + MAX_REQUEST_BYTES);
         }
+        long start = System.nanoTime();
         try {
             RetryLoop.callWithRetry(client.getZookeeperClient(),
                     () -> client.getZookeeperClient().getZooKeeper().multi(transaction.ops()));
@@ -186,7 +210,7 @@ public final class ZooKeeperStore implements AutoCloseable {
         } catch (KeeperException e) {
             List<OpResult> results = e.getResults();
             if (results == null) {
-                throw failure("commit a transaction", e);
+                throw failure(Op.COMMIT, "commit a transaction", e);
             }
             for (int i = 0; i < results.size(); i++) {
                 if (results.get(i) instanceof OpResult.ErrorResult error
@@ -195,15 +219,17 @@ public final class ZooKeeperStore implements AutoCloseable {
                     return new MultiOutcome(i, KeeperException.Code.get(error.getErr()));
                 }
             }
-            throw failure("commit a transaction", e);
+            throw failure(Op.COMMIT, "commit a transaction", e);
         } catch (Exception e) {
-            throw failure("commit a transaction", e);
+            throw failure(Op.COMMIT, "commit a transaction", e);
+        } finally {
+            metrics.record(Op.COMMIT, start);
         }
     }
 
     /** Reads many znodes with many requests in flight; an empty element for a missing znode. */
     public List<Optional<byte[]>> readAll(List<String> paths) {
-        List<CuratorEvent> events = pipeline("read", paths.stream()
+        List<CuratorEvent> events = pipeline(Op.READ_MANY, "read", paths.stream()
                 .map(path -> (Request) callback -> client.getData().inBackground(callback).forPath(path))
                 .toList());
         List<Optional<byte[]>> data = new ArrayList<>(events.size());
@@ -214,7 +240,7 @@ public final class ZooKeeperStore implements AutoCloseable {
             } else if (code == KeeperException.Code.OK) {
                 data.add(Optional.of(event.getData() == null ? new byte[0] : event.getData()));
             } else {
-                throw failure("read " + event.getPath(), KeeperException.create(code, event.getPath()));
+                throw failure(Op.READ_MANY, "read " + event.getPath(), KeeperException.create(code, event.getPath()));
             }
         }
         return data;
@@ -229,12 +255,12 @@ public final class ZooKeeperStore implements AutoCloseable {
             checkSize(path, bytes.length);
             requests.add(callback -> client.create().inBackground(callback).forPath(path, bytes));
         }
-        expect("create", pipeline("create", requests), KeeperException.Code.NODEEXISTS);
+        expect(Op.CREATE_MANY, "create", pipeline(Op.CREATE_MANY, "create", requests), KeeperException.Code.NODEEXISTS);
     }
 
     /** Deletes many childless znodes with many requests in flight; a missing one counts as deleted. */
     public void deleteAll(List<String> paths) {
-        expect("delete", pipeline("delete", paths.stream()
+        expect(Op.DELETE_MANY, "delete", pipeline(Op.DELETE_MANY, "delete", paths.stream()
                 .map(path -> (Request) callback -> client.delete().inBackground(callback).forPath(path))
                 .toList()), KeeperException.Code.NONODE);
     }
@@ -248,7 +274,9 @@ public final class ZooKeeperStore implements AutoCloseable {
         void send(BackgroundCallback callback) throws Exception;
     }
 
-    private List<CuratorEvent> pipeline(String action, List<Request> requests) {
+    /** Sends the requests, at most {@value #PIPELINE_WINDOW} in flight, and times them as one {@code op}. */
+    private List<CuratorEvent> pipeline(Op op, String action, List<Request> requests) {
+        long start = System.nanoTime();
         Semaphore window = new Semaphore(PIPELINE_WINDOW);
         List<CompletableFuture<CuratorEvent>> pending = new ArrayList<>(requests.size());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
@@ -270,9 +298,11 @@ public final class ZooKeeperStore implements AutoCloseable {
             }
             return events;
         } catch (ExecutionException e) {
-            throw failure(action + " " + requests.size() + " znodes", e.getCause());
+            throw failure(op, action + " " + requests.size() + " znodes", e.getCause());
         } catch (Exception e) {
-            throw failure(action + " " + requests.size() + " znodes", e);
+            throw failure(op, action + " " + requests.size() + " znodes", e);
+        } finally {
+            metrics.record(op, start);
         }
     }
 
@@ -280,11 +310,11 @@ public final class ZooKeeperStore implements AutoCloseable {
         return Math.max(0, deadline - System.nanoTime());
     }
 
-    private void expect(String action, List<CuratorEvent> events, KeeperException.Code alsoFine) {
+    private void expect(Op op, String action, List<CuratorEvent> events, KeeperException.Code alsoFine) {
         for (CuratorEvent event : events) {
             KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
             if (code != KeeperException.Code.OK && code != alsoFine) {
-                throw failure(action + " " + event.getPath(), KeeperException.create(code, event.getPath()));
+                throw failure(op, action + " " + event.getPath(), KeeperException.create(code, event.getPath()));
             }
         }
     }
@@ -295,7 +325,8 @@ public final class ZooKeeperStore implements AutoCloseable {
         }
     }
 
-    private HeliotropeException failure(String action, Throwable e) {
+    private HeliotropeException failure(Op op, String action, Throwable e) {
+        metrics.failed(op);
         if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
         }

@@ -14,15 +14,19 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.BlockMetadata;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
 import io.heliotrope.proto.controller.v1.DeleteImageRequest;
 import io.heliotrope.proto.controller.v1.FlushHeader;
 import io.heliotrope.proto.controller.v1.FlushRequest;
 import io.heliotrope.proto.controller.v1.FlushResponse;
+import io.heliotrope.proto.controller.v1.GetClusterStatusRequest;
+import io.heliotrope.proto.controller.v1.GetImageLocalityRequest;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
+import io.heliotrope.proto.controller.v1.ImageLocality;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
@@ -262,6 +266,37 @@ class TestControllerServer {
         assertRefused(() -> call(() -> client.reportRtt(ReportRttRequest.newBuilder().setSite("a")
                 .addPeers(PeerRtt.newBuilder().setPeer("b")).addPeers(PeerRtt.newBuilder().setPeer("b")).build())), ErrorCode.INVALID_ARGUMENT,
                 "site a reports peer b twice");
+    }
+
+    @Test
+    void theClusterStatusAndLocalityComeOverGrpcWithTheirErrorsMapped() throws IOException {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        client.registerSite(Site.newBuilder().setName("a").setGrpcAddress("127.0.0.1:" + closed).build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+        flush(1, message(0, 64, 1));
+
+        ClusterStatus status = client.getClusterStatus(GetClusterStatusRequest.newBuilder().setImage("vm").build());
+        ImageLocality locality = client.getImageLocality(GetImageLocalityRequest.newBuilder().setImage("vm").setRegions(4).build());
+
+        assertThat(status.getSitesList()).singleElement().satisfies(site -> {
+            assertThat(site.getSite().getName()).isEqualTo("a");
+            assertThat(site.getUp()).isFalse();
+        });
+        assertThat(status.getImagesList()).singleElement().satisfies(image -> assertThat(image.getStatus().getLease().getHolder()).isEqualTo("a"));
+        assertThat(locality.getHoldersList()).containsExactly(1, 0, 0, 0);
+        assertThat(locality.getShares(0)).isEqualTo(57 / 64f);
+        assertRefused(() -> call(() -> client.getClusterStatus(GetClusterStatusRequest.newBuilder().setImage("nope").build())),
+                ErrorCode.IMAGE_NOT_FOUND, "image 'nope' does not exist");
+        assertRefused(() -> call(() -> client.getImageLocality(GetImageLocalityRequest.newBuilder().setImage("vm").setRegions(5000).build())),
+                ErrorCode.INVALID_ARGUMENT, "image 'vm': the locality map has 1 to 4096 regions (0 for 256), not 5000");
+        assertThat(server.clusterView().status("").getImagesCount()).isEqualTo(1);
+        assertThat(server.metrics().scrape())
+                .contains("heliotrope_controller_opens_total{mode=\"write\",outcome=\"ok\"} 1")
+                .contains("heliotrope_controller_zookeeper_latency_seconds_count{op=\"commit\"}");
     }
 
     @Test

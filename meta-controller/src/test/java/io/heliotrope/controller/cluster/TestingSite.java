@@ -1,0 +1,75 @@
+package io.heliotrope.controller.cluster;
+
+import io.grpc.Server;
+import io.grpc.stub.StreamObserver;
+import io.heliotrope.grpc.GrpcServers;
+import io.heliotrope.proto.storage.v1.GetSiteStatusRequest;
+import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
+import io.heliotrope.proto.storage.v1.SiteStatus;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A site's storage gRPC server on a port of its own that answers {@code GetSiteStatus} with
+ * what the test sets ({@code UNIMPLEMENTED} until then) and counts the calls, which tell the
+ * view's rounds: a round starts only once the one before has recorded every answer.
+ */
+final class TestingSite implements AutoCloseable {
+    private final Semaphore calls = new Semaphore(0);
+    private final Server server;
+    private final int port;
+    private volatile SiteStatus status;
+
+    TestingSite(int port) throws IOException {
+        server = GrpcServers.start(new InetSocketAddress("127.0.0.1", port), Runnable::run, new ImageServiceGrpc.ImageServiceImplBase() {
+            @Override
+            public void getSiteStatus(GetSiteStatusRequest request, StreamObserver<SiteStatus> observer) {
+                calls.release();
+                SiteStatus answer = status;
+                if (answer == null) {
+                    super.getSiteStatus(request, observer);
+                } else {
+                    observer.onNext(answer);
+                    observer.onCompleted();
+                }
+            }
+        });
+        this.port = server.getPort();
+    }
+
+    int port() {
+        return port;
+    }
+
+    String address() {
+        return "127.0.0.1:" + port();
+    }
+
+    void answer(SiteStatus status) {
+        this.status = status;
+    }
+
+    /**
+     * Waits for three more calls: the second comes in a round that started after this method
+     * did, the third once that round has recorded what every site answered.
+     */
+    void awaitRound() throws InterruptedException {
+        calls.drainPermits();
+        assertThat(calls.tryAcquire(3, 10, TimeUnit.SECONDS)).as("three calls from the cluster view to " + address()).isTrue();
+    }
+
+    @Override
+    public void close() {
+        server.shutdownNow();
+        try {
+            assertThat(server.awaitTermination(10, TimeUnit.SECONDS)).as("site server stopped").isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
