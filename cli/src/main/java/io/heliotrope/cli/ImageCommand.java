@@ -298,14 +298,15 @@ final class ImageCommand {
         @Override
         void run(ImageClient standalone, PrintStream out) throws Exception {
             checkNoSite(standalone);
-            report(ImageTransfer.exportFile(standalone, name, file, force), out);
+            report(ImageTransfer.exportFile(standalone, name, standalone.get(name).getSizeBytes(), file, force), out);
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) throws Exception {
             ClusterStatus cluster = catalog.clusterStatus(name);
-            try (ImageClient through = siteOf(cluster, cluster.getImages(0).getStatus().getConfig().getHome())) {
-                report(ImageTransfer.exportFile(through, name, file, force), out);
+            ImageConfig image = cluster.getImages(0).getStatus().getConfig();
+            try (ImageClient through = siteOf(cluster, image.getHome())) {
+                report(ImageTransfer.exportFile(through, name, image.getSizeBytes(), file, force), out);
             }
         }
 

@@ -6,7 +6,6 @@ import io.grpc.stub.ClientResponseObserver;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.storage.v1.Extent;
-import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.WriteBlocksRequest;
 import io.heliotrope.proto.storage.v1.WriteBlocksResponse;
@@ -103,15 +102,15 @@ final class ImageTransfer {
         return true;
     }
 
-    static Result exportFile(ImageClient client, String name, Path file, boolean force) throws IOException {
+    /** Writes image {@code name}, of {@code sizeBytes}, to {@code file} from the site of {@code client}, which need not hold a copy of it. */
+    static Result exportFile(ImageClient client, String name, long sizeBytes, Path file, boolean force) throws IOException {
         if (Files.exists(file) && !force) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot export to " + file + ": it exists (use --force to overwrite)");
         }
-        ImageInfo image = client.get(name);
         long dataBytes = 0;
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.setLength(0);
-            raf.setLength(image.getSizeBytes());
+            raf.setLength(sizeBytes);
             FileChannel channel = raf.getChannel();
             Iterator<ReadBlocksResponse> responses = client.readBlocks(name);
             while (client.call(responses::hasNext)) {
@@ -126,7 +125,7 @@ final class ImageTransfer {
             }
             channel.force(true);
         }
-        return new Result(image.getSizeBytes(), dataBytes);
+        return new Result(sizeBytes, dataBytes);
     }
 
     /** A client stream that sends only while gRPC says the server keeps up. */

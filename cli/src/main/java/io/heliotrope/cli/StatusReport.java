@@ -23,11 +23,11 @@ final class StatusReport {
         long now = cluster.getGeneratedEpochMillis();
         out.println(controller.describe() + ", at " + Instant.ofEpochMilli(now));
         out.println("sites:");
-        Table sites = new Table("<<<<<<", "SITE", "STATE", "GRPC", "NBD", "LAST SEEN", "ERROR");
+        Table sites = new Table("<<<<<<", "SITE", "STATE", "GRPC", "NBD", "LAST SEEN", "NOTE");
         for (SiteHealth site : cluster.getSitesList()) {
             sites.add(site.getSite().getName(), site.getUp() ? "up" : "down", site.getSite().getGrpcAddress(), site.getSite().getNbdAddress(),
                     site.getLastSeenEpochMillis() == 0 ? "never" : Ages.format(Math.max(0, now - site.getLastSeenEpochMillis())) + " ago",
-                    site.getUp() ? "" : site.getError());
+                    site.getError());
         }
         printOrNone(sites, out);
         out.println("round trips in ms (rows measured from, columns to):");

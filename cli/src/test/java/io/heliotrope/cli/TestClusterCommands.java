@@ -104,7 +104,7 @@ class TestClusterCommands {
         assertThat(helio("status").stdout()).isEqualTo("""
                 the controller at %s (from --controller), at 2023-11-14T22:13:20Z
                 sites:
-                  SITE      STATE  GRPC            NBD              LAST SEEN   ERROR
+                  SITE      STATE  GRPC            NBD              LAST SEEN   NOTE
                   virginia  up     127.0.0.1:7410  127.0.0.1:10809  400 ms ago
                   taiwan    down   127.0.0.1:7411  127.0.0.1:10810  12.0 s ago  connection refused
                 round trips in ms (rows measured from, columns to):
