@@ -72,7 +72,8 @@ final class ImageShow {
             boolean up = site != null && site.getUp();
             String label = name + (site == null ? " (not registered)" : up ? "" : " (down)");
             SiteImageStatus here = state.getOrDefault(name, SiteImageStatus.getDefaultInstance());
-            if (up) {
+            // A site that answers without a status (an older one) has nothing to show; one that reports no copy holds none.
+            if (up && site.hasStatus()) {
                 table.add(label, current.getOrDefault(name, 0L), format(here.getAllocatedBlocks() * blockSize), here.getDirtyBlocks(),
                         here.getQueuedBlocks(), here.getQueuedBlocks() == 0 ? "-" : Ages.format(here.getOldestQueuedMillis()), here.getConnections());
             } else {

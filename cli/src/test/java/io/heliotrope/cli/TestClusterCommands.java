@@ -20,6 +20,7 @@ import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.controller.v1.SiteHealth;
 import io.heliotrope.proto.controller.v1.SiteImageState;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SiteStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,7 +56,7 @@ class TestClusterCommands {
             .build();
     private static final ClusterStatus CLUSTER = ClusterStatus.newBuilder()
             .setGeneratedEpochMillis(NOW)
-            .addSites(SiteHealth.newBuilder().setUp(true).setLastSeenEpochMillis(NOW - 400)
+            .addSites(SiteHealth.newBuilder().setUp(true).setLastSeenEpochMillis(NOW - 400).setStatus(SiteStatus.newBuilder().setSite("virginia"))
                     .setSite(Site.newBuilder().setName("virginia").setGrpcAddress("127.0.0.1:7410").setNbdAddress("127.0.0.1:10809")))
             .addSites(SiteHealth.newBuilder().setLastSeenEpochMillis(NOW - 12_000).setError("connection refused")
                     .setSite(Site.newBuilder().setName("taiwan").setGrpcAddress("127.0.0.1:7411").setNbdAddress("127.0.0.1:10810")))

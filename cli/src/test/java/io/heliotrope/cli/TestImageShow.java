@@ -12,6 +12,7 @@ import io.heliotrope.proto.controller.v1.SiteHealth;
 import io.heliotrope.proto.controller.v1.SiteImageState;
 import io.heliotrope.proto.controller.v1.TransitionCount;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SiteStatus;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -35,8 +36,10 @@ class TestImageShow {
                 .setZeroBlocks(3)
                 .build();
         ClusterStatus cluster = ClusterStatus.newBuilder()
-                .addSites(SiteHealth.newBuilder().setSite(Site.newBuilder().setName("virginia")).setUp(true))
+                .addSites(SiteHealth.newBuilder().setSite(Site.newBuilder().setName("virginia")).setUp(true)
+                        .setStatus(SiteStatus.newBuilder().setSite("virginia")))
                 .addSites(SiteHealth.newBuilder().setSite(Site.newBuilder().setName("taiwan")))
+                .addSites(SiteHealth.newBuilder().setSite(Site.newBuilder().setName("ohio")).setUp(true))
                 .addImages(ClusterImage.newBuilder().setStatus(status)
                         .addSites(SiteImageState.newBuilder().setSite("virginia").setImage(SiteImageStatus.newBuilder()
                                 .setAllocatedBlocks(300).setDirtyBlocks(7).setQueuedBlocks(40).setOldestQueuedMillis(1500).setConnections(2))))
@@ -64,6 +67,7 @@ class TestImageShow {
                 "  taiwan       1.000     0.000",
                 "sites, in blocks of 4.0 KiB:",
                 "  SITE                     CURRENT  ALLOCATED  DIRTY  QUEUED    LAG  CONNECTIONS",
+                "  ohio                           0          -      -       -      -            -",
                 "  oregon (not registered)        2          -      -       -      -            -",
                 "  taiwan (down)                  0          -      -       -      -            -",
                 "  virginia                     256    1.2 MiB      7      40  1.5 s            2",
