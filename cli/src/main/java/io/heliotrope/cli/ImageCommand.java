@@ -5,9 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
-import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.storage.v1.ImageInfo;
-import io.heliotrope.proto.storage.v1.ListImagesResponse;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -16,7 +14,6 @@ import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.concurrent.Callable;
 
 import static io.heliotrope.cli.Sizes.format;
@@ -125,27 +122,13 @@ final class ImageCommand {
 
         @Override
         void run(ImageClient site, PrintStream out) {
-            ListImagesResponse images = site.list();
-            if (json) {
-                Json.print(images, out);
-                return;
-            }
-            Table table = new Table("<>><", "NAME", "SIZE", "ALLOCATED", "CREATED");
-            for (ImageInfo image : images.getImagesList()) {
-                table.add(image.getName(), format(image.getSizeBytes()), format(image.getAllocatedBlocks() * image.getBlockSize()),
-                        Instant.ofEpochMilli(image.getCreatedEpochMillis()));
-            }
-            table.print(out, "");
+            Json.print(json, site.list(), out, SiteImages::list);
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) {
-            ClusterStatus cluster = catalog.clusterStatus();
-            if (json) {
-                Json.print(cluster.toBuilder().clearSites().clearRtt(), out);
-            } else {
-                ImageList.print(cluster.getImagesList(), out, "");
-            }
+            ClusterStatus images = catalog.clusterStatus().toBuilder().clearSites().clearRtt().build();
+            Json.print(json, images, out, (cluster, to) -> ImageList.print(cluster.getImagesList(), to, ""));
         }
     }
 
@@ -162,24 +145,7 @@ final class ImageCommand {
 
         @Override
         void run(ImageClient site, PrintStream out) {
-            ImageInfo image = site.get(name);
-            if (json) {
-                Json.print(image, out);
-                return;
-            }
-            out.println("name:        " + image.getName());
-            out.println("size:        " + image.getSizeBytes() + " (" + format(image.getSizeBytes()) + ")");
-            out.println("block size:  " + image.getBlockSize());
-            out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
-            out.println("data blocks: " + image.getAllocatedBlocks() + " (" + format(image.getAllocatedBlocks() * image.getBlockSize()) + ")");
-            out.println("zero blocks: " + image.getZeroBlocks());
-            if (image.getViewMetaSeq() > 0 || image.getStaleBlocksCount() > 0) {
-                out.println("view:        metaSeq " + image.getViewMetaSeq());
-                for (io.heliotrope.proto.storage.v1.StaleBlocks stale : image.getStaleBlocksList()) {
-                    out.println("stale:       " + stale.getBlocks() + " blocks"
-                            + (stale.getHolder().isEmpty() ? " (current version is zero or never written)" : " current at site " + stale.getHolder()));
-                }
-            }
+            Json.print(json, site.get(name), out, SiteImages::show);
         }
 
         @Override
@@ -241,8 +207,7 @@ final class ImageCommand {
 
         /** The site of {@code --site}, or the one chosen, as an image service client. */
         ImageClient siteOf(ClusterStatus cluster, String home) {
-            Site chosen = SiteChoice.choose(cluster, site, home);
-            return SiteChoice.client(chosen);
+            return SiteChoice.client(SiteChoice.choose(cluster, site, home));
         }
 
         /** Without a controller the data goes through the one site there is. */

@@ -5,6 +5,7 @@ import com.google.protobuf.MessageOrBuilder;
 import com.google.protobuf.util.JsonFormat;
 
 import java.io.PrintStream;
+import java.util.function.BiConsumer;
 
 /**
  * What {@code --json} prints: one message of our gRPC API in protobuf's JSON mapping
@@ -16,6 +17,15 @@ final class Json {
     private static final JsonFormat.Printer PRINTER = JsonFormat.printer().includingDefaultValueFields();
 
     private Json() {}
+
+    /** {@code message} as JSON when {@code json}, else as {@code forPeople} prints it. */
+    static <T extends MessageOrBuilder> void print(boolean json, T message, PrintStream out, BiConsumer<T, PrintStream> forPeople) {
+        if (json) {
+            print(message, out);
+        } else {
+            forPeople.accept(message, out);
+        }
+    }
 
     static void print(MessageOrBuilder message, PrintStream out) {
         try {

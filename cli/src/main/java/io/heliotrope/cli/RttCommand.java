@@ -30,12 +30,7 @@ final class RttCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (CatalogClient catalog = new CatalogClient(Target.controller(controller, System.getenv(), ClientConfig.defaultPath()))) {
-            RttMatrix matrix = catalog.rttMatrix();
-            if (json) {
-                Json.print(matrix, System.out);
-            } else {
-                print(matrix, System.out);
-            }
+            Json.print(json, catalog.rttMatrix(), System.out, RttCommand::print);
         }
         return 0;
     }

@@ -1,7 +1,5 @@
 package io.heliotrope.cli;
 
-import io.heliotrope.proto.controller.v1.ClusterStatus;
-import io.heliotrope.proto.storage.v1.SiteStatus;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,21 +22,11 @@ final class StatusCommand implements Callable<Integer> {
         Target resolved = target.target();
         if (resolved.kind() == Target.Kind.CONTROLLER) {
             try (CatalogClient catalog = new CatalogClient(resolved)) {
-                ClusterStatus cluster = catalog.clusterStatus();
-                if (json) {
-                    Json.print(cluster, System.out);
-                } else {
-                    StatusReport.cluster(cluster, resolved, System.out);
-                }
+                Json.print(json, catalog.clusterStatus(), System.out, (cluster, out) -> StatusReport.cluster(cluster, resolved, out));
             }
         } else {
             try (ImageClient site = new ImageClient(resolved)) {
-                SiteStatus status = site.siteStatus();
-                if (json) {
-                    Json.print(status, System.out);
-                } else {
-                    StatusReport.site(status, resolved, System.out);
-                }
+                Json.print(json, site.siteStatus(), System.out, (status, out) -> StatusReport.site(status, resolved, out));
             }
         }
         return 0;
