@@ -41,10 +41,13 @@ class TestClientConfig {
     void aFileThatIsNotValidIsTheUsersToFix(@TempDir Path dir) throws Exception {
         Path unknownKey = Files.writeString(dir.resolve("unknown.yaml"), "controler: 127.0.0.1:7400\n");
         Path empty = Files.writeString(dir.resolve("empty.yaml"), "# nothing\n");
+        Path blank = Files.writeString(dir.resolve("blank.yaml"), "controller: \"\"\n");
 
         assertThatThrownBy(() -> ClientConfig.read(unknownKey)).isInstanceOf(HeliotropeException.class)
                 .hasMessageStartingWith("invalid client configuration " + unknownKey + ": Unrecognized field \"controler\"");
         assertThatThrownBy(() -> ClientConfig.read(empty)).isInstanceOf(HeliotropeException.class)
-                .hasMessageStartingWith("invalid client configuration " + empty + ": ");
+                .hasMessageStartingWith("invalid client configuration " + empty + ": No content to map");
+        assertThatThrownBy(() -> ClientConfig.read(blank)).isInstanceOf(HeliotropeException.class)
+                .hasMessage("invalid client configuration " + blank + ": it names no controller (controller: HOST:PORT)");
     }
 }

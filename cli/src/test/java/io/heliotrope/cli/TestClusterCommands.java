@@ -1,7 +1,5 @@
 package io.heliotrope.cli;
 
-import com.google.protobuf.Message;
-import com.google.protobuf.util.JsonFormat;
 import io.heliotrope.proto.controller.v1.ClusterImage;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
@@ -24,14 +22,8 @@ import io.heliotrope.proto.storage.v1.SiteStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
-
-import static java.nio.charset.StandardCharsets.UTF_8;
+import java.util.Arrays;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The commands that read the cluster view, against a controller with canned answers. */
@@ -126,12 +118,12 @@ class TestClusterCommands {
     }
 
     @Test
-    void jsonIsTheControllersAnswerAndParsesBack() throws Exception {
-        assertThat(parse(helio("status", "--json").stdout(), ClusterStatus.newBuilder())).isEqualTo(CLUSTER);
-        assertThat(parse(helio("image", "ls", "--json").stdout(), ClusterStatus.newBuilder()))
+    void jsonIsTheControllersAnswerAndParsesBack() {
+        assertThat(helio("status", "--json").json(ClusterStatus.newBuilder())).isEqualTo(CLUSTER);
+        assertThat(helio("image", "ls", "--json").json(ClusterStatus.newBuilder()))
                 .isEqualTo(CLUSTER.toBuilder().clearSites().clearRtt().build());
-        assertThat(parse(helio("image", "show", "demo", "--json").stdout(), ClusterImage.newBuilder())).isEqualTo(DEMO);
-        assertThat(parse(helio("rtt", "--json").stdout(), RttMatrix.newBuilder())).isEqualTo(CLUSTER.getRtt());
+        assertThat(helio("image", "show", "demo", "--json").json(ClusterImage.newBuilder())).isEqualTo(DEMO);
+        assertThat(helio("rtt", "--json").json(RttMatrix.newBuilder())).isEqualTo(CLUSTER.getRtt());
     }
 
     @Test
@@ -159,16 +151,16 @@ class TestClusterCommands {
 
     @Test
     void mistakesAndWhatIsNotSupportedAreOneLineUserErrors() {
-        assertThat(helio("image", "show", "missing")).isEqualTo(new Result(1, "", "helio: image 'missing' does not exist\n"));
+        assertThat(helio("image", "show", "missing")).isEqualTo(new HelioRun(1, "", "helio: image 'missing' does not exist\n"));
         assertThat(helio("image", "resize", "demo", "--size", "1G"))
-                .isEqualTo(new Result(1, "", "helio: 'image resize': not supported yet for the images of a controller's catalog\n"));
-        assertThat(helio("image", "export", "demo", "/nonexistent/demo.raw", "--site", "oregon")).isEqualTo(new Result(1, "",
+                .isEqualTo(new HelioRun(1, "", "helio: 'image resize': not supported yet for the images of a controller's catalog\n"));
+        assertThat(helio("image", "export", "demo", "/nonexistent/demo.raw", "--site", "oregon")).isEqualTo(new HelioRun(1, "",
                 "helio: site 'oregon' is not registered with the controller (its sites: virginia, taiwan)\n"));
     }
 
     @Test
     void anUnreachableControllerIsAnErrorNamingItsAddressAndWhereItCameFrom() {
-        Result result = run("status", "--controller", "127.0.0.1:1");
+        HelioRun result = HelioRun.of("status", "--controller", "127.0.0.1:1");
 
         assertThat(result.exitCode()).isEqualTo(1);
         assertThat(result.stdout()).isEmpty();
@@ -178,39 +170,17 @@ class TestClusterCommands {
 
     @Test
     void siteOnlyOptionsAreRefusedByAStandaloneSite() {
-        assertThat(run("image", "import", "/dev/null", "x", "--site", "virginia", "--server", "127.0.0.1:1")).isEqualTo(new Result(1, "",
+        assertThat(HelioRun.of("image", "import", "/dev/null", "x", "--site", "virginia", "--server", "127.0.0.1:1")).isEqualTo(new HelioRun(1, "",
                 "helio: --site picks one of a controller's sites; this command talks to the site at 127.0.0.1:1 (from --server) alone\n"));
-        assertThat(run("image", "set", "x", "--mode", "sync", "--server", "127.0.0.1:1")).isEqualTo(new Result(1, "",
+        assertThat(HelioRun.of("image", "set", "x", "--mode", "sync", "--server", "127.0.0.1:1")).isEqualTo(new HelioRun(1, "",
                 "helio: 'image set': the site at 127.0.0.1:1 (from --server) keeps no replication settings; a controller's catalog does\n"));
     }
 
-    record Result(int exitCode, String stdout, String stderr) {}
-
     /** Runs {@code helio ARGS --controller TESTING_CONTROLLER}. */
-    private static Result helio(String... args) {
-        String[] withController = java.util.Arrays.copyOf(args, args.length + 2);
+    private static HelioRun helio(String... args) {
+        String[] withController = Arrays.copyOf(args, args.length + 2);
         withController[args.length] = "--controller";
         withController[args.length + 1] = controller.target();
-        return run(withController);
-    }
-
-    private static Result run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        StringWriter err = new StringWriter();
-        CommandLine helio = Helio.commandLine();
-        helio.setErr(new PrintWriter(err));
-        PrintStream saved = System.out;
-        System.setOut(new PrintStream(out, true, UTF_8));
-        try {
-            int code = helio.execute(args);
-            return new Result(code, out.toString(UTF_8), err.toString().replace(System.lineSeparator(), "\n"));
-        } finally {
-            System.setOut(saved);
-        }
-    }
-
-    private static Message parse(String json, Message.Builder builder) throws Exception {
-        JsonFormat.parser().merge(json, builder);
-        return builder.build();
+        return HelioRun.of(withController);
     }
 }
