@@ -1,8 +1,5 @@
 package io.heliotrope.cli;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureServerCredentials;
-import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.GrpcErrors;
@@ -20,11 +17,8 @@ import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.RttMatrix;
 import io.heliotrope.proto.controller.v1.SetImageRequest;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A controller on a free loopback port that answers the cluster view with a canned
@@ -33,19 +27,15 @@ import java.util.concurrent.TimeUnit;
 final class TestingController extends ControllerServiceGrpc.ControllerServiceImplBase implements AutoCloseable {
     final List<Object> requests = new CopyOnWriteArrayList<>();
     private final ClusterStatus cluster;
-    private final Server server;
+    private final LoopbackServer server;
 
     TestingController(ClusterStatus cluster) {
         this.cluster = cluster;
-        try {
-            this.server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(this).build().start();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        this.server = new LoopbackServer(this);
     }
 
     String target() {
-        return "127.0.0.1:" + server.getPort();
+        return server.target();
     }
 
     @Override
@@ -95,6 +85,6 @@ final class TestingController extends ControllerServiceGrpc.ControllerServiceImp
 
     @Override
     public void close() throws InterruptedException {
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server.close();
     }
 }

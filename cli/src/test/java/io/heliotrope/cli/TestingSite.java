@@ -1,8 +1,5 @@
 package io.heliotrope.cli;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureServerCredentials;
-import io.grpc.Server;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.proto.storage.v1.GetSiteStatusRequest;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
@@ -10,28 +7,20 @@ import io.heliotrope.proto.storage.v1.ListImagesRequest;
 import io.heliotrope.proto.storage.v1.ListImagesResponse;
 import io.heliotrope.proto.storage.v1.SiteStatus;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.concurrent.TimeUnit;
-
 /** A standalone site's image service on a free loopback port, with canned answers for its listings. */
 final class TestingSite extends ImageServiceGrpc.ImageServiceImplBase implements AutoCloseable {
     private final SiteStatus status;
     private final ListImagesResponse images;
-    private final Server server;
+    private final LoopbackServer server;
 
     TestingSite(SiteStatus status, ListImagesResponse images) {
         this.status = status;
         this.images = images;
-        try {
-            this.server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(this).build().start();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        this.server = new LoopbackServer(this);
     }
 
     String target() {
-        return "127.0.0.1:" + server.getPort();
+        return server.target();
     }
 
     @Override
@@ -48,6 +37,6 @@ final class TestingSite extends ImageServiceGrpc.ImageServiceImplBase implements
 
     @Override
     public void close() throws InterruptedException {
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        server.close();
     }
 }
