@@ -5,7 +5,10 @@ import io.heliotrope.controller.server.ControllerServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 @Command(name = "controller",
@@ -26,10 +29,24 @@ final class ControllerCommand implements Callable<Integer> {
             description = "How long a write lease lasts unless its holder renews it (default: ${DEFAULT-VALUE}).")
     Duration leaseTtl;
 
+    @Option(names = "--log-file", paramLabel = "FILE",
+            description = "Where the full log goes, rolled over at 50 MiB (default: ~/.local/state/heliotrope/logs/controller-PORT.log); "
+                    + "the console shows our events and the libraries' warnings.")
+    Path logFile;
+
     @Override
     public Integer call() throws Exception {
-        ControllerServer server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, leaseTtl, null, null));
-        System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s)%n", bind, server.grpcPort(), zookeeper, leaseTtl);
+        List<ServerPort> listening = List.of(new ServerPort("controller gRPC", bind, grpcPort, "--grpc-port"));
+        PortsInUse.check(listening);
+        Path log = logFile != null ? logFile : StateDirectory.resolve("logs").resolve("controller-" + grpcPort + ".log");
+        Logging.consoleAndFile(log);
+        ControllerServer server;
+        try {
+            server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, leaseTtl, null, null));
+        } catch (IOException | RuntimeException e) {
+            throw PortsInUse.explain(e, listening);
+        }
+        System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s); log in %s%n", bind, server.grpcPort(), zookeeper, leaseTtl, log);
         System.out.flush();
         return Running.untilStopped(server);
     }

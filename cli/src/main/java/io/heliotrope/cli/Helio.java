@@ -10,10 +10,12 @@ import picocli.CommandLine.Command;
         exitCodeOnInvalidInput = 1,
         description = "Heliotrope: geo-replicated block storage served over NBD.",
         subcommands = {UpCommand.class, ServeCommand.class, ControllerCommand.class, ImageCommand.class, StatusCommand.class, RttCommand.class,
-                CommandLine.HelpCommand.class},
+                CompletionCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 success, 1 a mistake in the request (message says which), 2 an internal failure."})
 public final class Helio {
     public static void main(String[] args) {
+        // Servers replace this with their console and log file as they start.
+        Logging.console();
         System.exit(commandLine().execute(args));
     }
 

@@ -9,6 +9,7 @@ import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.TransitionTable;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
+import io.heliotrope.storage.view.GrpcController;
 import io.heliotrope.wan.LinkConfig;
 import io.heliotrope.wan.WanEmulator;
 import io.heliotrope.wan.WanLink;
@@ -21,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -31,12 +33,13 @@ import java.util.concurrent.Callable;
         description = {"Run the embedded default: an in-process ZooKeeper and controller, and two sites, virginia and taiwan,",
                 "joined by an emulated WAN (every byte between the sites, and from taiwan to the controller at virginia,",
                 "crosses a link with --wan-rtt and --wan-bandwidth). Serves a demo image, homed at virginia, at both sites:",
-                "write it at one, read it at the other. Prints the nbd:// URLs once both sites serve; stop with Ctrl-C.",
+                "write it at one, read it at the other. Prints the nbd:// URLs once both sites serve it; stop with Ctrl-C.",
                 "Data (block stores and ZooKeeper) persists in --data-dir. The ports given are virginia's; taiwan's are one more."})
 final class UpCommand implements Callable<Integer> {
     private static final String DEMO = "demo";
     private static final String FIRST = "virginia";
     private static final String SECOND = "taiwan";
+    private static final String CONTROLLER_BIND = "127.0.0.1";
 
     @Mixin
     SiteOptions site;
@@ -57,13 +60,25 @@ final class UpCommand implements Callable<Integer> {
             description = "Capacity of each direction of each WAN link, e.g. 100mbit or 1gbit (default: ${DEFAULT-VALUE}).")
     String wanBandwidth;
 
+    @Option(names = "--log-file", paramLabel = "FILE",
+            description = "Where the full log goes, rolled over at 50 MiB (default: DATA-DIR/logs/helio-up.log); the console shows our events "
+                    + "and the libraries' warnings.")
+    Path logFile;
+
     @Override
     public Integer call() throws Exception {
-        SiteConfig base = site.load(defaultDataDir());
+        SiteConfig base = site.load(StateDirectory.resolve("up"));
         if (base.dataDir() == null) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "helio up keeps ZooKeeper's data on disk: give --data-dir");
         }
         LinkConfig wan = wanLink();
+        int[] ports = sitePorts(base);
+        List<ServerPort> listening = serverPorts(base.bind(), ports);
+        // Before anything starts: a second helio up on the same data directory must not open the first one's ZooKeeper files.
+        PortsInUse.check(listening);
+        Path log = logFile != null ? logFile : base.dataDir().resolve("logs").resolve("helio-up.log");
+        Logging.consoleAndFile(log);
+
         Deque<AutoCloseable> parts = new ArrayDeque<>();
         AutoCloseable all = () -> parts.forEach(UpCommand::closeQuietly);
         StorageServer first;
@@ -72,12 +87,11 @@ final class UpCommand implements Callable<Integer> {
         try {
             EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(base.dataDir().resolve("zookeeper"), 0);
             parts.push(zookeeper);
-            ControllerServer controller = ControllerServer.start(new ControllerConfig(zookeeper.connectString(), "127.0.0.1", controllerPort, null, null, null));
+            ControllerServer controller = ControllerServer.start(new ControllerConfig(zookeeper.connectString(), CONTROLLER_BIND, controllerPort, null, null, null));
             parts.push(controller);
             InetSocketAddress controllerAddress = new InetSocketAddress(base.localHost(), controller.grpcPort());
             controllerTarget = base.localHost() + ":" + controller.grpcPort();
-            int[] ports = {port(base.nbdPort(), 0), port(base.grpcPort(), 0), port(base.metricsPort(), 0),
-                    port(base.nbdPort(), 1), port(base.grpcPort(), 1), port(base.metricsPort(), 1)};
+            createDemo(controllerTarget, base.bind(), ports);
 
             WanEmulator emulator = new WanEmulator();
             parts.push(emulator);
@@ -92,16 +106,38 @@ final class UpCommand implements Callable<Integer> {
             second = new StorageServer(base.forSite(SECOND, base.dataDir().resolve(SECOND), ports[3], ports[4], ports[5], secondToController,
                     Map.of(FIRST, toFirst)));
             parts.push(second);
-            try (CatalogClient catalog = new CatalogClient(controllerTarget)) {
-                ImageSpec.createMissing(List.of(new ImageSpec(DEMO, demoSize)), (name, size) -> catalog.create(name, size, demoReplication()));
-            }
         } catch (Exception e) {
             all.close();
-            throw e;
+            throw PortsInUse.explain(e, listening);
         }
         ClientConfig.save(controllerTarget);
-        printBanner(base, controllerTarget, first, second);
+        printBanner(base, controllerTarget, first, second, log);
         return Running.untilStopped(all);
+    }
+
+    /** What listens where: {@code ports} are NBD, gRPC and metrics of virginia, then of taiwan. */
+    private List<ServerPort> serverPorts(String bind, int[] ports) {
+        return List.of(new ServerPort("controller gRPC", CONTROLLER_BIND, controllerPort, "--controller-port"),
+                new ServerPort(FIRST + " NBD", bind, ports[0], "--nbd-port"),
+                new ServerPort(FIRST + " gRPC", bind, ports[1], "--grpc-port"),
+                new ServerPort(FIRST + " metrics", bind, ports[2], "--metrics-port"),
+                new ServerPort(SECOND + " NBD", bind, ports[3], "--nbd-port"),
+                new ServerPort(SECOND + " gRPC", bind, ports[4], "--grpc-port"),
+                new ServerPort(SECOND + " metrics", bind, ports[5], "--metrics-port"));
+    }
+
+    /**
+     * Creates the demo image unless it exists, before any site listens: a client that
+     * connects as soon as a site's NBD port accepts finds it. Its home, virginia, is
+     * registered first, with the addresses the site registers again when it joins.
+     */
+    private void createDemo(String controllerTarget, String bind, int[] ports) {
+        try (GrpcController home = new GrpcController(FIRST, controllerTarget)) {
+            home.register(bind + ":" + ports[1], bind + ":" + ports[0]);
+        }
+        try (CatalogClient catalog = new CatalogClient(controllerTarget)) {
+            ImageSpec.createMissing(List.of(new ImageSpec(DEMO, demoSize)), (name, size) -> catalog.create(name, size, demoReplication()));
+        }
     }
 
     /** Proactive, homed at virginia, its VM expected to move back and forth between the two sites. */
@@ -112,7 +148,7 @@ final class UpCommand implements Callable<Integer> {
                 .build();
     }
 
-    private void printBanner(SiteConfig base, String controller, StorageServer first, StorageServer second) {
+    private void printBanner(SiteConfig base, String controller, StorageServer first, StorageServer second, Path log) {
         String host = base.localHost();
         System.out.println("Heliotrope is up: sites " + FIRST + " and " + SECOND + ", " + wanRtt + " round trip and " + wanBandwidth
                 + " between them; data in " + base.dataDir());
@@ -122,8 +158,9 @@ final class UpCommand implements Callable<Integer> {
                     name, host, server.nbdAddress().getPort(), DEMO, host, server.grpcPort(), host, server.metricsPort());
         }
         System.out.println("  demo image : nbd://" + host + ":" + first.nbdAddress().getPort() + "/" + DEMO);
-        System.out.println("  controller : " + controller + "   (helio image show " + DEMO + " --controller " + controller + ")");
+        System.out.println("  controller : " + controller + "   (helio status, helio image show " + DEMO + ")");
         System.out.println("  metrics    : http://" + host + ":" + first.metricsPort() + "/metrics");
+        System.out.println("  log        : " + log);
         System.out.println("Try: nbdcopy --progress /dev/urandom nbd://" + host + ":" + first.nbdAddress().getPort() + "/" + DEMO
                 + "   then   nbdinfo --map=heliotrope:locality nbd://" + host + ":" + second.nbdAddress().getPort() + "/" + DEMO);
         System.out.println("Press Ctrl-C to stop.");
@@ -146,14 +183,33 @@ final class UpCommand implements Callable<Integer> {
         return link.listenAddress().getHostString() + ":" + link.listenAddress().getPort();
     }
 
-    /** The port of the {@code index}th site: the given one plus the index, or a free one when 0 was given (the links must know it first). */
-    private static int port(int given, int index) throws IOException {
-        if (given != 0) {
-            return given + index;
+    /**
+     * NBD, gRPC and metrics ports of virginia, then of taiwan: the given ones, taiwan's one
+     * more, or free ones where 0 was given (the links must know them before the sites start).
+     * Free ones are held together while they are chosen, so that none is chosen twice.
+     */
+    private static int[] sitePorts(SiteConfig base) throws IOException {
+        int[] given = {base.nbdPort(), base.grpcPort(), base.metricsPort()};
+        int[] ports = new int[2 * given.length];
+        List<ServerSocket> probes = new ArrayList<>();
+        try {
+            for (int i = 0; i < ports.length; i++) {
+                int port = given[i % given.length];
+                if (port == 0) {
+                    ServerSocket probe = new ServerSocket(0);
+                    probes.add(probe);
+                    port = probe.getLocalPort();
+                } else {
+                    port += i / given.length;
+                }
+                ports[i] = port;
+            }
+        } finally {
+            for (ServerSocket probe : probes) {
+                probe.close();
+            }
         }
-        try (ServerSocket probe = new ServerSocket(0)) {
-            return probe.getLocalPort();
-        }
+        return ports;
     }
 
     private static void closeQuietly(AutoCloseable part) {
@@ -162,11 +218,5 @@ final class UpCommand implements Callable<Integer> {
         } catch (Exception e) {
             System.err.println("helio: while stopping: " + e);
         }
-    }
-
-    private static Path defaultDataDir() {
-        String state = System.getenv("XDG_STATE_HOME");
-        Path base = state == null || state.isEmpty() ? Path.of(System.getProperty("user.home"), ".local", "state") : Path.of(state);
-        return base.resolve("heliotrope").resolve("up");
     }
 }

@@ -3,10 +3,15 @@ package io.heliotrope.it;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -20,6 +25,9 @@ class HelioUpIT {
     private static final Pattern DEMO_URL = Pattern.compile("demo image : (nbd://127\\.0\\.0\\.1:\\d+/demo)\\n");
     private static final Pattern TAIWAN_URL = Pattern.compile("taiwan +: (nbd://127\\.0\\.0\\.1:\\d+/demo) ");
     private static final Pattern METRICS_URL = Pattern.compile("metrics +: (http://\\S+/metrics)\\n");
+    private static final Pattern LOG_FILE = Pattern.compile("log +: (\\S+)\\n");
+    /** A library's INFO event in the log file: its message. */
+    private static final Pattern LIBRARY_INFO = Pattern.compile("(?m)^\\S+ \\S+ INFO  \\[[^\\]]*\\] (?!io\\.heliotrope\\.)\\S+ - (.{20,})$");
 
     @Test
     void upServesTheDemoImageAtBothSitesAndMetrics(@TempDir Path dataDir) throws Exception {
@@ -42,6 +50,43 @@ class HelioUpIT {
             ok("qemu-io", "-f", "raw", "-c", "read -P 0x5a 1M 64k", taiwan);
             assertThat(ok("nbdinfo", "--map=heliotrope:locality", taiwan).stdout()).containsPattern("1048576 +65536 +0\\n");
             assertThat(up.stop()).as("stopped within 20 s of SIGTERM; output:%n%s", up.output()).isTrue();
+        }
+    }
+
+    @Test
+    void sitesListenOnlyOnceTheDemoExistsAndTheLibrariesLogToTheFileOnly(@TempDir Path dataDir) throws Exception {
+        int nbd = Ports.freeRun(2);
+        List<String> command = Tools.helioCommand(List.of("-Xmx1g"), "up", "--data-dir", dataDir.toString(),
+                "--nbd-port", Integer.toString(nbd), "--grpc-port", "0", "--metrics-port", "0", "--controller-port", "0");
+
+        try (ChildProcess up = ChildProcess.start("helio-up", command)) {
+            for (int port : new int[] {nbd, nbd + 1}) {
+                Await.until("port " + port + " accepts", Duration.ofSeconds(60), () -> accepts(up, port));
+                assertThat(ok("nbdinfo", "nbd://127.0.0.1:" + port + "/demo").stdout()).as(up.output()).containsPattern("export-size: 268435456 ");
+            }
+            Path log = Path.of(up.awaitOutput(LOG_FILE, Duration.ofSeconds(60)).group(1));
+            String console = up.output();
+            String file = Files.readString(log);
+
+            assertThat(log).isEqualTo(dataDir.resolve("logs").resolve("helio-up.log"));
+            assertThat(console.indexOf("Heliotrope is up")).as("banner after both sites serve:%n%s", console)
+                    .isGreaterThan(console.indexOf("StorageServer - site taiwan: NBD on"));
+            assertThat(file).contains("] io.heliotrope.storage.server.StorageServer - site taiwan: NBD on",
+                    "] org.apache.zookeeper.server.ZooKeeperServer - ", "] org.apache.curator.framework.imps.CuratorFrameworkImpl - ");
+            List<String> libraryInfo = LIBRARY_INFO.matcher(file).results().map(info -> info.group(1)).toList();
+            assertThat(libraryInfo).hasSizeGreaterThan(50);
+            assertThat(libraryInfo).as("the libraries' INFO events on the console").noneMatch(console::contains);
+            assertThat(up.stop()).as("stopped within 20 s of SIGTERM; output:%n%s", up.output()).isTrue();
+        }
+    }
+
+    private static boolean accepts(ChildProcess up, int port) {
+        assertThat(up.isAlive()).as("helio up is running; its output:%n%s", up.output()).isTrue();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 }

@@ -22,8 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 final class TestingController implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("controller listening on");
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx1g", "-XX:+UseSerialGC",
-            "-Dorg.slf4j.simpleLogger.showDateTime=true");
+    private static final List<String> JVM_OPTIONS = List.of("-Xmx1g", "-XX:+UseSerialGC");
 
     private final String name;
     private final int port;

@@ -28,8 +28,7 @@ final class TestingSite implements AutoCloseable {
     private static final Pattern SERVING = Pattern.compile(
             "serving nbd://127\\.0\\.0\\.1:(\\d+)/ \\(gRPC (\\d+), metrics (http://\\S+/metrics)\\)");
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx1g",
-            "-Dio.netty.leakDetection.level=advanced", "-Dorg.slf4j.simpleLogger.showDateTime=true");
+    private static final List<String> JVM_OPTIONS = List.of("-Xmx1g", "-Dio.netty.leakDetection.level=advanced");
 
     private final Path root;
     private final Path dataDir;

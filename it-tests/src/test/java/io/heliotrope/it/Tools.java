@@ -53,13 +53,15 @@ final class Tools {
     }
 
     /**
-     * What every child process gets on top of this JVM's environment. Each gets an
-     * {@code XDG_CONFIG_HOME} of its own, and empty: no client configuration that
+     * What every child process gets on top of this JVM's environment: Debian's tools first,
+     * the C locale, what helio writes by default (a controller's log) under target/state, and
+     * an {@code XDG_CONFIG_HOME} of its own, empty: no client configuration that
      * {@code helio up} wrote, here or in another test, steers a helio command.
      */
     static Map<String, String> environment() {
-        Path configHome = Path.of(System.getProperty("basedir", "."), "target", "it-config", ProcessHandle.current().pid() + "-" + CONFIG_HOMES.incrementAndGet());
-        return Map.of("PATH", PATH, "LC_ALL", "C", "XDG_CONFIG_HOME", configHome.toAbsolutePath().toString());
+        Path target = Path.of(System.getProperty("basedir", "."), "target").toAbsolutePath();
+        Path configHome = target.resolve("it-config").resolve(ProcessHandle.current().pid() + "-" + CONFIG_HOMES.incrementAndGet());
+        return Map.of("PATH", PATH, "LC_ALL", "C", "XDG_STATE_HOME", target.resolve("state").toString(), "XDG_CONFIG_HOME", configHome.toString());
     }
 
     /** Runs a command with stdin from /dev/null; fails if it does not finish within two minutes. */

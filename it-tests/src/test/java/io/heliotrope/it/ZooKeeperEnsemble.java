@@ -32,8 +32,7 @@ final class ZooKeeperEnsemble implements AutoCloseable {
     private static final Pattern MODE = Pattern.compile("(?m)^Mode: (\\w+)");
     private static final Pattern GLOBAL_SESSIONS = Pattern.compile("(?m)^zk_global_sessions\\s+(\\d+)");
     private static final String MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC",
-            "-Dorg.slf4j.simpleLogger.showDateTime=true");
+    private static final List<String> JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC");
 
     private final Path root;
     private final List<Node> nodes;

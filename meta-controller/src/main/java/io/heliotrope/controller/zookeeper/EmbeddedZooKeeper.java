@@ -22,6 +22,7 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedZooKeeper.class);
     private static final long START_TIMEOUT_MILLIS = 30_000;
     private static final int FREE_PORT_ATTEMPTS = 3;
+    private static final int MAX_CONNECTIONS = 1024;
 
     private final ZooKeeperServerEmbedded server;
     private final String connectString;
@@ -59,6 +60,8 @@ public final class EmbeddedZooKeeper implements AutoCloseable {
         properties.setProperty("clientPortAddress", "127.0.0.1");
         properties.setProperty("dataDir", dataDir.resolve("data").toAbsolutePath().toString());
         properties.setProperty("admin.enableServer", "false");
+        // Without a limit ZooKeeper warns at every start (on helio up's console); its clients are a controller or a few in tests.
+        properties.setProperty("maxCnxns", Integer.toString(MAX_CONNECTIONS));
         ZooKeeperServerEmbedded server;
         try {
             server = ZooKeeperServerEmbedded.builder()
