@@ -26,7 +26,11 @@ final class LoopbackServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    public void close() {
+        try {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -67,7 +67,7 @@ class TestClusterCommands {
     }
 
     @AfterAll
-    static void stop() throws InterruptedException {
+    static void stop() {
         controller.close();
     }
 

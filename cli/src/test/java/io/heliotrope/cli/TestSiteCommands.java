@@ -32,7 +32,7 @@ class TestSiteCommands {
     }
 
     @AfterAll
-    static void stop() throws InterruptedException {
+    static void stop() {
         site.close();
     }
 

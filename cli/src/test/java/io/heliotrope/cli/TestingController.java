@@ -84,7 +84,7 @@ final class TestingController extends ControllerServiceGrpc.ControllerServiceImp
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         server.close();
     }
 }

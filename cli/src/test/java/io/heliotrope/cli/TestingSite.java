@@ -36,7 +36,7 @@ final class TestingSite extends ImageServiceGrpc.ImageServiceImplBase implements
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         server.close();
     }
 }
