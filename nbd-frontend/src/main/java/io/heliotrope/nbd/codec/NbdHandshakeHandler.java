@@ -2,6 +2,7 @@ package io.heliotrope.nbd.codec;
 
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.nbd.MetaContext;
 import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.nbd.protocol.NbdSession;
@@ -17,8 +18,10 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_NO_ZEROES;
@@ -63,7 +66,8 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         OPTION_HEADER,
         OPTION_DATA,
         OPTION_DISCARD,
-        OPENING,
+        /** The catalog answers the option later (a list, an open): the client's next bytes wait, unread, and {@code option} stays. */
+        WAITING,
         DONE
     }
 
@@ -154,8 +158,8 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                     }
                 }
             }
-            case OPENING, DONE -> {
-                // Bytes after NBD_OPT_GO wait for the transmission handlers; none are read here.
+            case WAITING, DONE -> {
+                // Bytes after NBD_OPT_GO wait for the transmission handlers, and those after another option for its answer.
             }
         }
     }
@@ -179,10 +183,7 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                 }
                 case OPT_LIST -> {
                     OptionRequests.requireEmpty(data, "NBD_OPT_LIST");
-                    for (String name : catalog.exportNames()) {
-                        reply(ctx, new OptionReply.Server(option, name));
-                    }
-                    reply(ctx, new OptionReply.Ack(option));
+                    list(ctx);
                 }
                 case OPT_INFO, OPT_GO -> {
                     OptionRequests.Go go = OptionRequests.go(data);
@@ -202,11 +203,36 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         ctx.flush();
     }
 
+    /**
+     * Answers {@code NBD_OPT_LIST} once the catalog has listed the exports (it may ask
+     * elsewhere): the client sends nothing before the answer, and whatever it sends anyway
+     * is read after it, so replies keep the order of the options.
+     */
+    private void list(ChannelHandlerContext ctx) {
+        state = State.WAITING;
+        ctx.channel().config().setAutoRead(false);
+        later(catalog::list).whenComplete((exports, failure) -> ctx.executor().execute(() -> {
+            if (!ctx.channel().isActive() || ctx.isRemoved()) {
+                return;
+            }
+            if (failure != null) {
+                refused(ctx, "listing the exports", catalog.translate(failure));
+            } else {
+                for (ListedExport export : exports) {
+                    reply(ctx, new OptionReply.Server(option, export.name(), export.description()));
+                }
+                reply(ctx, new OptionReply.Ack(option));
+            }
+            ctx.flush();
+            resume(ctx, State.OPTION_HEADER);
+        }));
+    }
+
     private void open(ChannelHandlerContext ctx, String name, boolean infoOnly, List<Integer> infoRequests) {
         int openedBy = option;
-        state = State.OPENING;
+        state = State.WAITING;
         ctx.channel().config().setAutoRead(false);
-        catalog.open(name).whenComplete((device, failure) -> ctx.executor().execute(() -> {
+        later(() -> catalog.open(name)).whenComplete((device, failure) -> ctx.executor().execute(() -> {
             if (!ctx.channel().isActive() || ctx.isRemoved()) {
                 if (device != null) {
                     device.close();
@@ -232,18 +258,37 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
 
     private void openFailed(ChannelHandlerContext ctx, String name, int openedBy, Throwable openFailure) {
         Throwable failure = catalog.translate(openFailure);
-        if (NbdErrors.isFault(failure)) {
-            log.warn("{}: open failed", name, failure);
-        }
         if (openedBy == OPT_EXPORT_NAME) {
+            warnIfFault(name + ": open", failure);
             // The protocol has no error reply for NBD_OPT_EXPORT_NAME: the server must close.
             state = State.DONE;
             ctx.close();
             return;
         }
-        refuse(ctx, NbdErrors.toOptionError(failure), NbdErrors.message(failure));
+        refused(ctx, name + ": open", failure);
         ctx.flush();
         resume(ctx, State.OPTION_HEADER);
+    }
+
+    /** Answers the option with the error reply of a failure the catalog translated. */
+    private void refused(ChannelHandlerContext ctx, String action, Throwable failure) {
+        warnIfFault(action, failure);
+        refuse(ctx, NbdErrors.toOptionError(failure), NbdErrors.message(failure));
+    }
+
+    private static void warnIfFault(String action, Throwable failure) {
+        if (NbdErrors.isFault(failure)) {
+            log.warn("{} failed", action, failure);
+        }
+    }
+
+    /** A catalog call's future; one that throws instead fails it. */
+    private static <T> CompletableFuture<T> later(Supplier<CompletableFuture<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private void exportNameReply(ChannelHandlerContext ctx, BlockDevice device) {

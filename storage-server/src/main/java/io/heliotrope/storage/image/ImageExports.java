@@ -3,6 +3,7 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ListedExport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,8 +55,9 @@ public final class ImageExports {
         this.sessionExecutor = requireNonNull(sessionExecutor, "sessionExecutor is null");
     }
 
-    public List<String> exportNames() {
-        return sessions.imageNames();
+    /** The images a client may open, described; never blocks (see {@link ImageSessions#list()}). */
+    public CompletableFuture<List<ListedExport>> list() {
+        return sessions.list();
     }
 
     /** Whether a client may select metadata contexts of {@code name}: answered from memory; an open decides for good. */

@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.nbd.NbdException;
 
 import java.util.List;
@@ -24,8 +25,8 @@ public final class NbdExports implements ExportCatalog {
     }
 
     @Override
-    public List<String> exportNames() {
-        return exports.exportNames();
+    public CompletableFuture<List<ListedExport>> list() {
+        return exports.list();
     }
 
     @Override

@@ -17,8 +17,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 
 /**
  * A controller in memory for one or more sites of a test: leases with epochs, advanced
@@ -39,6 +41,7 @@ public final class TestingController {
     private final Set<String> expired = new TreeSet<>();
     private final Map<String, Replication> replications = new TreeMap<>();
     private boolean loseAdvanceReply;
+    private boolean unreachable;
 
     public synchronized void createImage(String name, long sizeBytes) {
         sizes.put(name, sizeBytes);
@@ -99,6 +102,11 @@ public final class TestingController {
         }
     }
 
+    /** Whether listings of the catalog fail, as if the controller did not answer. */
+    public synchronized void unreachable(boolean unreachable) {
+        this.unreachable = unreachable;
+    }
+
     /** The next advance of a lease goes through, but its caller hears only that the controller did not answer. */
     synchronized void loseNextAdvanceReply() {
         loseAdvanceReply = true;
@@ -151,6 +159,22 @@ public final class TestingController {
             public Map<String, UUID> images() {
                 synchronized (TestingController.this) {
                     return new TreeMap<>(identities);
+                }
+            }
+
+            @Override
+            public CompletableFuture<List<CatalogImage>> catalog(Duration timeout) {
+                synchronized (TestingController.this) {
+                    if (unreachable) {
+                        return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot reach the controller"));
+                    }
+                    return CompletableFuture.completedFuture(sizes.keySet().stream().map(image -> {
+                        Replication replication = replications.getOrDefault(image, Replication.defaults(""));
+                        Map<String, Long> current = view(image).values().stream()
+                                .filter(block -> !block.zero())
+                                .collect(Collectors.groupingBy(GlobalBlock::holder, Collectors.counting()));
+                        return new CatalogImage(image, sizes.get(image), replication.mode(), replication.home(), holders.getOrDefault(image, ""), current);
+                    }).toList());
                 }
             }
 
