@@ -39,6 +39,12 @@ public final class ImageExports {
     /** Sessions still ending: a new session of the same image starts after them. */
     private final Map<String, CompletableFuture<Void>> ending = new HashMap<>();
 
+    /**
+     * An image in use here: how many connections (NBD clients, imports and exports) use it,
+     * and its session, null while it is still opening.
+     */
+    public record InUse(String name, int connections, ImageSession session) {}
+
     private static final class Use {
         final CompletableFuture<OpenImage> image;
         int connections;
@@ -58,6 +64,18 @@ public final class ImageExports {
     /** The images a client may open, described; never blocks (see {@link ImageSessions#list()}). */
     public CompletableFuture<List<ListedExport>> list() {
         return sessions.list();
+    }
+
+    /** The images in use now, in name order. */
+    public synchronized List<InUse> inUse() {
+        return inUse.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(entry -> {
+                    CompletableFuture<OpenImage> image = entry.getValue().image;
+                    ImageSession session = image.isDone() && !image.isCompletedExceptionally() ? image.join().session() : null;
+                    return new InUse(entry.getKey(), entry.getValue().connections, session);
+                })
+                .toList();
     }
 
     /** Whether a client may select metadata contexts of {@code name}: answered from memory; an open decides for good. */

@@ -335,6 +335,11 @@ public final class ControllerSessions implements ImageSessions {
         }
 
         @Override
+        public long unflushedBlocks() {
+            return session.unflushedBlocks();
+        }
+
+        @Override
         public CompletableFuture<Void> recordSyncSites(Set<String> sites) {
             return session.recordSyncSites(sites);
         }
