@@ -5,6 +5,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -64,6 +65,28 @@ class SiteExportListIT {
             assertThat(listed(list)).as(list)
                     .containsEntry("fresh", "256 MiB, on-demand, home lister, no data written yet")
                     .containsEntry("written", "4 MiB, proactive, home lister, current at lister");
+        }
+    }
+
+    @Test
+    void listsAnImageOpenAtAnotherSiteWithoutTakingItsLease() throws Exception {
+        try (TestingSite holder = site("holder"); TestingSite viewer = site("viewer")) {
+            createImage("busy", "--size", "8M");
+            ControllerClient controller = cluster.client(0);
+            try (ChildProcess writer = ChildProcess.start("qemu-io", List.of("qemu-io", "-f", "raw",
+                    "-c", "write -P 0x11 0 64k", "-c", "flush", "-c", "sleep 600000", holder.nbdUri("busy")))) {
+                Await.until("the holder took the lease", TIMEOUT, () -> controller.status("busy").getLease().getHolder().equals("holder"));
+                long epoch = controller.status("busy").getLease().getEpoch();
+
+                // nbdinfo asks NBD_OPT_INFO of every export it lists: an open at the viewer would wait for the lease, then fail.
+                String list = ok("nbdinfo", "--list", viewer.nbdServerUri()).stdout();
+
+                assertThat(listed(list).get("busy")).as(list).startsWith("8 MiB, proactive, home holder, open at holder, ");
+                assertThat(list).contains("export-size: 8388608");
+                assertThat(controller.status("busy").getLease()).extracting(lease -> lease.getHolder(), lease -> lease.getEpoch())
+                        .containsExactly("holder", epoch);
+                assertThat(writer.isAlive()).as("qemu-io holds the image open; output:%n%s", writer.output()).isTrue();
+            }
         }
     }
 

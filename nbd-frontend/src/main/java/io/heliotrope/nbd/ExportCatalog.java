@@ -26,7 +26,23 @@ public interface ExportCatalog {
     CompletableFuture<BlockDevice> open(String name);
 
     /**
-     * What the server reports for a failure of {@link #list}, {@link #open} or of a device
+     * What {@code NBD_OPT_INFO} tells of an export, which a client may ask of every export
+     * it lists without using any. By default the answer of a device opened for it and closed
+     * at once; a catalog whose opens cost more (they take a lease, say) answers from what it
+     * knows. Fails as {@link #open} does for an export that does not exist.
+     */
+    default CompletableFuture<ExportDetails> details(String name) {
+        return open(name).thenApply(device -> {
+            try {
+                return ExportDetails.of(device);
+            } finally {
+                device.close();
+            }
+        });
+    }
+
+    /**
+     * What the server reports for a failure of {@link #list}, {@link #details}, {@link #open} or of a device
      * it opened: an {@link NbdException} for an error the catalog knows, else the failure as
      * it is (a fault). The one place where a catalog's own errors become NBD errors.
      */

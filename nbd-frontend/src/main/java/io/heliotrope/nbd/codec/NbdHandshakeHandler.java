@@ -2,6 +2,7 @@ package io.heliotrope.nbd.codec;
 
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.ExportDetails;
 import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.nbd.MetaContext;
 import io.heliotrope.nbd.protocol.NbdErrors;
@@ -20,6 +21,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -174,7 +177,7 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     private void handleOption(ChannelHandlerContext ctx, ByteBuf data) {
         try {
             switch (option) {
-                case OPT_EXPORT_NAME -> open(ctx, data.toString(StandardCharsets.UTF_8), false, List.of());
+                case OPT_EXPORT_NAME -> open(ctx, data.toString(StandardCharsets.UTF_8), List.of());
                 case OPT_ABORT -> {
                     reply(ctx, new OptionReply.Ack(option));
                     state = State.DONE;
@@ -187,7 +190,11 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                 }
                 case OPT_INFO, OPT_GO -> {
                     OptionRequests.Go go = OptionRequests.go(data);
-                    open(ctx, go.exportName(), option == OPT_INFO, go.infoRequests());
+                    if (option == OPT_INFO) {
+                        info(ctx, go.exportName(), go.infoRequests());
+                    } else {
+                        open(ctx, go.exportName(), go.infoRequests());
+                    }
                 }
                 case OPT_STRUCTURED_REPLY -> {
                     OptionRequests.requireEmpty(data, "NBD_OPT_STRUCTURED_REPLY");
@@ -204,17 +211,33 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     }
 
     /**
-     * Answers {@code NBD_OPT_LIST} once the catalog has listed the exports (it may ask
-     * elsewhere): the client sends nothing before the answer, and whatever it sends anyway
-     * is read after it, so replies keep the order of the options.
+     * Runs a catalog call that completes later (it may ask elsewhere, or open an image), then
+     * {@code answer} on the event loop. The client may send nothing before the answer, and
+     * whatever it sends anyway is read after it, so replies keep the order of the options. A
+     * value that comes once the client has left goes to {@code discard}.
      */
-    private void list(ChannelHandlerContext ctx) {
+    private <T> void later(ChannelHandlerContext ctx, Supplier<CompletableFuture<T>> call, Consumer<T> discard, BiConsumer<T, Throwable> answer) {
         state = State.WAITING;
         ctx.channel().config().setAutoRead(false);
-        later(catalog::list).whenComplete((exports, failure) -> ctx.executor().execute(() -> {
+        CompletableFuture<T> result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        result.whenComplete((value, failure) -> ctx.executor().execute(() -> {
             if (!ctx.channel().isActive() || ctx.isRemoved()) {
+                if (value != null) {
+                    discard.accept(value);
+                }
                 return;
             }
+            answer.accept(value, failure);
+        }));
+    }
+
+    private void list(ChannelHandlerContext ctx) {
+        later(ctx, catalog::list, exports -> {}, (exports, failure) -> {
             if (failure != null) {
                 refused(ctx, "listing the exports", catalog.translate(failure));
             } else {
@@ -225,35 +248,35 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
             }
             ctx.flush();
             resume(ctx, State.OPTION_HEADER);
-        }));
+        });
     }
 
-    private void open(ChannelHandlerContext ctx, String name, boolean infoOnly, List<Integer> infoRequests) {
-        int openedBy = option;
-        state = State.WAITING;
-        ctx.channel().config().setAutoRead(false);
-        later(() -> catalog.open(name)).whenComplete((device, failure) -> ctx.executor().execute(() -> {
-            if (!ctx.channel().isActive() || ctx.isRemoved()) {
-                if (device != null) {
-                    device.close();
-                }
-                return;
+    /** Answers {@code NBD_OPT_INFO} with what the catalog tells of the export, which need not open it. */
+    private void info(ChannelHandlerContext ctx, String name, List<Integer> infoRequests) {
+        later(ctx, () -> catalog.details(name), details -> {}, (details, failure) -> {
+            if (failure != null) {
+                refused(ctx, name + ": info", catalog.translate(failure));
+            } else {
+                sendInfo(ctx, name, details, infoRequests);
             }
+            ctx.flush();
+            resume(ctx, State.OPTION_HEADER);
+        });
+    }
+
+    private void open(ChannelHandlerContext ctx, String name, List<Integer> infoRequests) {
+        int openedBy = option;
+        later(ctx, () -> catalog.open(name), BlockDevice::close, (device, failure) -> {
             if (failure != null) {
                 openFailed(ctx, name, openedBy, failure);
             } else if (openedBy == OPT_EXPORT_NAME) {
                 exportNameReply(ctx, device);
                 startTransmission(ctx, name, device);
             } else {
-                sendInfo(ctx, name, device, infoRequests);
-                if (infoOnly) {
-                    device.close();
-                    resume(ctx, State.OPTION_HEADER);
-                } else {
-                    startTransmission(ctx, name, device);
-                }
+                sendInfo(ctx, name, ExportDetails.of(device), infoRequests);
+                startTransmission(ctx, name, device);
             }
-        }));
+        });
     }
 
     private void openFailed(ChannelHandlerContext ctx, String name, int openedBy, Throwable openFailure) {
@@ -282,27 +305,18 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         }
     }
 
-    /** A catalog call's future; one that throws instead fails it. */
-    private static <T> CompletableFuture<T> later(Supplier<CompletableFuture<T>> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
     private void exportNameReply(ChannelHandlerContext ctx, BlockDevice device) {
         ByteBuf buf = ctx.alloc().buffer(noZeroes ? 10 : 134);
         buf.writeLong(device.size());
-        buf.writeShort(NbdSession.transmissionFlags(device, structuredReplies));
+        buf.writeShort(NbdSession.transmissionFlags(ExportDetails.of(device), structuredReplies));
         if (!noZeroes) {
             buf.writeZero(124);
         }
         ctx.writeAndFlush(buf);
     }
 
-    private void sendInfo(ChannelHandlerContext ctx, String name, BlockDevice device, List<Integer> requests) {
-        reply(ctx, new OptionReply.ExportInfo(option, device.size(), NbdSession.transmissionFlags(device, structuredReplies)));
+    private void sendInfo(ChannelHandlerContext ctx, String name, ExportDetails export, List<Integer> requests) {
+        reply(ctx, new OptionReply.ExportInfo(option, export.size(), NbdSession.transmissionFlags(export, structuredReplies)));
         if (requests.contains(INFO_NAME)) {
             reply(ctx, new OptionReply.NameInfo(option, name));
         }

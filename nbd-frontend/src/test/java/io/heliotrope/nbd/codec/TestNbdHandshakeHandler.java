@@ -1,6 +1,9 @@
 package io.heliotrope.nbd.codec;
 
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.ExportDetails;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.nbd.NbdConversation;
 import io.heliotrope.nbd.NbdException;
 import io.heliotrope.nbd.TestingBlockDevice;
@@ -18,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
@@ -196,6 +200,45 @@ class TestNbdHandshakeHandler {
 
         conversation.send(conversation.option(OPT_LIST, conversation.empty()));
         assertThat(replies()).extracting(OptionReply::type).endsWith(REP_ACK);
+    }
+
+    @Test
+    void infoTellsWhatTheCatalogKnowsWithoutOpeningTheExport() {
+        ExportCatalog describing = new ExportCatalog() {
+            @Override
+            public CompletableFuture<List<ListedExport>> list() {
+                return catalog.list();
+            }
+
+            @Override
+            public boolean exists(String name) {
+                return catalog.exists(name);
+            }
+
+            @Override
+            public CompletableFuture<BlockDevice> open(String name) {
+                throw new AssertionError("NBD_OPT_INFO opened " + name);
+            }
+
+            @Override
+            public CompletableFuture<ExportDetails> details(String name) {
+                return CompletableFuture.completedFuture(new ExportDetails(1L << 40, false, true, false));
+            }
+        };
+        NbdConversation other = new NbdConversation(describing, allocator);
+        other.received().release();
+        other.send(other.clientFlags(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES));
+        other.send(other.option(OPT_INFO, other.goData("disk")));
+        ByteBuf bytes = other.received();
+        List<OptionReply> replies = replies(bytes);
+        bytes.release();
+        other.close();
+
+        assertThat(replies).extracting(OptionReply::type).containsExactly(REP_INFO, REP_INFO, REP_ACK);
+        ByteBuffer export = ByteBuffer.wrap(replies.get(0).data());
+        assertThat(export.getShort()).isEqualTo((short) INFO_EXPORT);
+        assertThat(export.getLong()).isEqualTo(1L << 40);
+        assertThat(export.getShort() & (TRANSMISSION_SEND_TRIM | TRANSMISSION_CAN_MULTI_CONN | TRANSMISSION_READ_ONLY)).isEqualTo(TRANSMISSION_SEND_TRIM);
     }
 
     @Test

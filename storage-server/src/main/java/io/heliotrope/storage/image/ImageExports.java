@@ -3,6 +3,7 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportDetails;
 import io.heliotrope.nbd.ListedExport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -76,6 +77,11 @@ public final class ImageExports {
                     return new InUse(entry.getKey(), entry.getValue().connections, session);
                 })
                 .toList();
+    }
+
+    /** What {@code NBD_OPT_INFO} tells of an image, without opening it: its size, and what every connection to an image offers. */
+    public CompletableFuture<ExportDetails> details(String name) {
+        return sessions.sizeBytes(name).thenApply(AbstractImageDevice::details);
     }
 
     /** Whether a client may select metadata contexts of {@code name}: answered from memory; an open decides for good. */

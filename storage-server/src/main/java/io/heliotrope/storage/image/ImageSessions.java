@@ -14,6 +14,9 @@ public interface ImageSessions {
      */
     CompletableFuture<List<ListedExport>> list();
 
+    /** The size of image {@code name}, for a client that asks without opening it; never blocks. */
+    CompletableFuture<Long> sizeBytes(String name);
+
     /** Whether {@code name} may be an image a client can open, answered from memory; the open decides for good. */
     boolean mayExist(String name);
 

@@ -49,6 +49,15 @@ public final class LocalSessions implements ImageSessions {
     }
 
     @Override
+    public CompletableFuture<Long> sizeBytes(String name) {
+        try {
+            return CompletableFuture.completedFuture(store.image(name).sizeBytes());
+        } catch (HeliotropeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
     public boolean mayExist(String name) {
         return store.listImages().stream().anyMatch(image -> image.name().equals(name));
     }

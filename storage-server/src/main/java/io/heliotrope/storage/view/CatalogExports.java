@@ -3,6 +3,7 @@ package io.heliotrope.storage.view;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.image.ExportDescriptions;
+import io.heliotrope.storage.view.Controller.CatalogImage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,10 @@ final class CatalogExports {
     CatalogExports(String site, Controller controller) {
         this.site = requireNonNull(site, "site is null");
         this.controller = requireNonNull(controller, "controller is null");
+    }
+
+    CompletableFuture<Long> sizeBytes(String name) {
+        return controller.image(name, TIMEOUT).thenApply(CatalogImage::sizeBytes);
     }
 
     CompletableFuture<List<ListedExport>> list() {

@@ -36,6 +36,9 @@ public interface Controller extends AutoCloseable {
      */
     CompletableFuture<List<CatalogImage>> catalog(Duration timeout);
 
+    /** One image of the catalog, as {@link #catalog} lists it: fails with {@code IMAGE_NOT_FOUND} when there is none. Does not block. */
+    CompletableFuture<CatalogImage> image(String name, Duration timeout);
+
     /** The registered sites, this one included, in name order. */
     List<SiteAddress> sites();
 

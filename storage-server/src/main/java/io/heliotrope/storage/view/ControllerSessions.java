@@ -186,6 +186,12 @@ public final class ControllerSessions implements ImageSessions {
         return exports.list();
     }
 
+    /** As the catalog has it: the controller's answer, without taking the lease. */
+    @Override
+    public CompletableFuture<Long> sizeBytes(String name) {
+        return exports.sizeBytes(name);
+    }
+
     /**
      * Any name: the catalog is the controller's, which cannot be asked from memory, so the
      * open decides (a client that selects a metadata context of an image created a moment

@@ -50,6 +50,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -105,39 +106,60 @@ public final class GrpcController implements Controller {
     @Override
     public CompletableFuture<List<CatalogImage>> catalog(Duration timeout) {
         // One deadline for the list and every image's status.
-        ControllerServiceGrpc.ControllerServiceStub stub = ControllerServiceGrpc.newStub(channel).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        ControllerServiceGrpc.ControllerServiceStub stub = asking(timeout);
         ResponseFuture<ListImagesResponse> listed = new ResponseFuture<>();
         stub.listImages(ListImagesRequest.getDefaultInstance(), listed);
-        return listed.thenCompose(response -> {
+        return answer(listed.thenCompose(response -> {
             List<CompletableFuture<Optional<CatalogImage>>> images = response.getImagesList().stream()
                     .filter(config -> config.getMode() != PropagationMode.UNRECOGNIZED)
-                    .map(config -> catalogImage(stub, config.getName()))
+                    .map(config -> unlessRemoved(answer(catalogImage(stub, config.getName()))))
                     .toList();
             return CompletableFuture.allOf(images.toArray(CompletableFuture[]::new))
                     .thenApply(all -> images.stream().flatMap(image -> image.join().stream()).toList());
-        }).handle((images, failure) -> {
-            if (failure != null) {
-                throw GrpcErrors.toException(failure, "controller at " + target);
+        }));
+    }
+
+    /** Empty for an image removed since the list was read; any other failure fails the list. */
+    private static CompletableFuture<Optional<CatalogImage>> unlessRemoved(CompletableFuture<CatalogImage> image) {
+        return image.handle((found, failure) -> {
+            if (failure == null) {
+                return Optional.of(found);
             }
-            return images;
+            Throwable cause = HeliotropeException.unwrap(failure);
+            if (cause instanceof HeliotropeException e && e.code() == ErrorCode.IMAGE_NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw new CompletionException(cause);
         });
     }
 
-    /** The image's status as the catalog lists it; empty when it was removed since the list. */
-    private CompletableFuture<Optional<CatalogImage>> catalogImage(ControllerServiceGrpc.ControllerServiceStub stub, String name) {
+    @Override
+    public CompletableFuture<CatalogImage> image(String name, Duration timeout) {
+        return answer(catalogImage(asking(timeout), name));
+    }
+
+    private CompletableFuture<CatalogImage> catalogImage(ControllerServiceGrpc.ControllerServiceStub stub, String name) {
         ResponseFuture<ImageStatus> status = new ResponseFuture<>();
         stub.getImage(GetImageRequest.newBuilder().setName(name).build(), status);
-        return status.handle((image, failure) -> {
-            if (failure != null) {
-                HeliotropeException e = GrpcErrors.toException(failure, "controller at " + target);
-                if (e.code() == ErrorCode.IMAGE_NOT_FOUND) {
-                    return Optional.empty();
-                }
-                throw e;
-            }
+        return status.thenApply(image -> {
             ImageConfig config = image.getConfig();
-            return Optional.of(new CatalogImage(config.getName(), config.getSizeBytes(), mode(config), config.getHome(), image.getLease().getHolder(),
-                    image.getCurrentBlocksList().stream().collect(Collectors.toMap(SiteBlocks::getSite, SiteBlocks::getBlocks, Long::sum))));
+            return new CatalogImage(config.getName(), config.getSizeBytes(), mode(config), config.getHome(), image.getLease().getHolder(),
+                    image.getCurrentBlocksList().stream().collect(Collectors.toMap(SiteBlocks::getSite, SiteBlocks::getBlocks, Long::sum)));
+        });
+    }
+
+    /** A stub for calls that must not block, all within {@code timeout} from now. */
+    private ControllerServiceGrpc.ControllerServiceStub asking(Duration timeout) {
+        return ControllerServiceGrpc.newStub(channel).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** A call's answer, its failure as our error. */
+    private <T> CompletableFuture<T> answer(CompletableFuture<T> call) {
+        return call.handle((value, failure) -> {
+            if (failure != null) {
+                throw GrpcErrors.toException(failure, "controller at " + target);
+            }
+            return value;
         });
     }
 

@@ -36,6 +36,17 @@ class TestCatalogExports {
     }
 
     @Test
+    void anImagesSizeComesFromTheCatalogWithoutTakingItsLease() {
+        controller.createImage("disk", 64 * MIB);
+
+        assertThat(exports.sizeBytes("disk").join()).isEqualTo(64 * MIB);
+        assertThat(controller.holder("disk")).isNull();
+        assertThatThrownBy(() -> exports.sizeBytes("nope").join())
+                .cause()
+                .isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.IMAGE_NOT_FOUND));
+    }
+
+    @Test
     void aControllerThatDoesNotAnswerFailsTheListUntilItAnswersAgain() {
         controller.createImage("disk", 4 * MIB);
         controller.unreachable(true);

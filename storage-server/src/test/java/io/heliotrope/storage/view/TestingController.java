@@ -6,6 +6,7 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.view.Controller.CatalogImage;
 import io.heliotrope.storage.view.Controller.Recovery;
 import io.heliotrope.version.Version;
 
@@ -102,7 +103,7 @@ public final class TestingController {
         }
     }
 
-    /** Whether listings of the catalog fail, as if the controller did not answer. */
+    /** Whether the catalog's listings and images fail to come, as if the controller did not answer. */
     public synchronized void unreachable(boolean unreachable) {
         this.unreachable = unreachable;
     }
@@ -125,6 +126,14 @@ public final class TestingController {
         Map<Long, GlobalBlock> view = new TreeMap<>();
         logs.get(image).forEach(delta -> delta.forEach(entry -> view.put(entry.block(), entry)));
         return view;
+    }
+
+    private synchronized CatalogImage catalogImage(String image) {
+        Replication replication = replications.getOrDefault(image, Replication.defaults(""));
+        Map<String, Long> current = view(image).values().stream()
+                .filter(block -> !block.zero())
+                .collect(Collectors.groupingBy(GlobalBlock::holder, Collectors.counting()));
+        return new CatalogImage(image, sizes.get(image), replication.mode(), replication.home(), holders.getOrDefault(image, ""), current);
     }
 
     private long grant(String image, String site) {
@@ -168,13 +177,18 @@ public final class TestingController {
                     if (unreachable) {
                         return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot reach the controller"));
                     }
-                    return CompletableFuture.completedFuture(sizes.keySet().stream().map(image -> {
-                        Replication replication = replications.getOrDefault(image, Replication.defaults(""));
-                        Map<String, Long> current = view(image).values().stream()
-                                .filter(block -> !block.zero())
-                                .collect(Collectors.groupingBy(GlobalBlock::holder, Collectors.counting()));
-                        return new CatalogImage(image, sizes.get(image), replication.mode(), replication.home(), holders.getOrDefault(image, ""), current);
-                    }).toList());
+                    return CompletableFuture.completedFuture(sizes.keySet().stream().map(TestingController.this::catalogImage).toList());
+                }
+            }
+
+            @Override
+            public CompletableFuture<CatalogImage> image(String name, Duration timeout) {
+                synchronized (TestingController.this) {
+                    if (unreachable) {
+                        return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot reach the controller"));
+                    }
+                    return sizes.containsKey(name) ? CompletableFuture.completedFuture(catalogImage(name))
+                            : CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image '" + name + "' does not exist"));
                 }
             }
 
