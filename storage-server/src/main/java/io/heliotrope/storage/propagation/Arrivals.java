@@ -33,7 +33,11 @@ final class Arrivals {
         this.queue = requireNonNull(queue, "queue is null");
     }
 
-    /** Records that {@code entry} was just queued, at {@code time}: no earlier than any time recorded before. */
+    /**
+     * Records that {@code entry} was just queued, at {@code time}, which should be no earlier
+     * than the times recorded before: the front is taken for the oldest (a writer that read the
+     * clock a moment before another only puts the age that moment off).
+     */
     void add(int entry, long time) {
         if (entry >= queuedAt.length) {
             queuedAt = Arrays.copyOf(queuedAt, Math.max(entry + 1, queuedAt.length * 2));

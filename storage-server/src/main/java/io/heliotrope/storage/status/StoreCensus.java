@@ -57,12 +57,14 @@ final class StoreCensus {
 
     /** Each image's counts by name, as the last census found them; starts a new census when one is due. */
     synchronized CompletableFuture<Map<String, Counts>> latest() {
-        if (running == null && (last == null || nanoClock.getAsLong() - last.startedNanos >= Math.max(MIN_INTERVAL.toNanos(), COST_FACTOR * last.tookNanos))) {
-            CompletableFuture<Census> census = BoundedExecutors.supplyAsync(this::take, executor, "the site's status");
+        CompletableFuture<Census> census = running;
+        if (census == null && (last == null || nanoClock.getAsLong() - last.startedNanos >= Math.max(MIN_INTERVAL.toNanos(), COST_FACTOR * last.tookNanos))) {
+            census = BoundedExecutors.supplyAsync(this::take, executor, "the site's status");
             running = census;
+            // A census the executor refused has ended already, and running is null again.
             census.whenComplete((taken, failure) -> finished(taken));
         }
-        return last != null ? CompletableFuture.completedFuture(last.counts) : running.thenApply(Census::counts);
+        return last != null ? CompletableFuture.completedFuture(last.counts) : census.thenApply(Census::counts);
     }
 
     /** A census ended: {@code taken} is null when it failed, and the next call tries again. */

@@ -21,6 +21,8 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.RECORD;
@@ -51,9 +53,9 @@ class TestStoreCensus {
                     throw e.getCause();
                 }
             });
-    private final StoreCensus census = new StoreCensus(store, new ImageExports(new LocalSessions(store), new DefaultDeviceFactory(store,
-            new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT),
-            Runnable::run), executor, () -> nanos);
+    private final ImageExports exports = new ImageExports(new LocalSessions(store), new DefaultDeviceFactory(store, new LocalOnlyFetcher(),
+            ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT), Runnable::run);
+    private final StoreCensus census = new StoreCensus(store, exports, executor, () -> nanos);
 
     @AfterEach
     void close() {
@@ -120,6 +122,15 @@ class TestStoreCensus {
         CompletableFuture<Map<String, Counts>> again = census.latest();
         executor.runAll();
         assertThat(again.join()).containsOnlyKeys("a");
+    }
+
+    @Test
+    void aCensusTheExecutorRefusesFailsTheCallThatAskedForIt() {
+        ExecutorService stopped = Executors.newSingleThreadExecutor();
+        stopped.shutdown();
+
+        assertThatThrownBy(() -> new StoreCensus(store, exports, stopped, () -> nanos).latest().join())
+                .hasRootCauseMessage("the site's status is shutting down");
     }
 
     private void write(long id, long block) {
