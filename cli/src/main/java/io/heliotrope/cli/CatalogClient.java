@@ -1,24 +1,28 @@
 package io.heliotrope.cli;
 
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
 import io.heliotrope.proto.controller.v1.DeleteImageRequest;
-import io.heliotrope.proto.controller.v1.GetImageRequest;
+import io.heliotrope.proto.controller.v1.GetClusterStatusRequest;
 import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
-import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
-import io.heliotrope.proto.controller.v1.ListImagesRequest;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.RttMatrix;
 import io.heliotrope.proto.controller.v1.SetImageRequest;
 
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The controller's image catalog and RTT matrix as the CLI uses them. */
-final class CatalogClient extends GrpcClient {
-    CatalogClient(String target) {
-        super(target, "helio controller");
+/** The controller's image catalog, RTT matrix and cluster view as the CLI uses them. */
+final class CatalogClient extends GrpcClient implements ImageCatalog {
+    CatalogClient(Target target) {
+        super(target);
+    }
+
+    /** The controller this process runs or joins. */
+    CatalogClient(String address) {
+        this(new Target(Target.Kind.CONTROLLER, address, ""));
     }
 
     ImageStatus create(String name, long sizeBytes) {
@@ -29,6 +33,11 @@ final class CatalogClient extends GrpcClient {
         return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).setReplication(replication).build()));
     }
 
+    @Override
+    public void createImage(String name, long sizeBytes) {
+        create(name, sizeBytes);
+    }
+
     ImageStatus set(String name, ReplicationSettings replication) {
         return call(() -> blocking().setImage(SetImageRequest.newBuilder().setName(name).setReplication(replication).build()));
     }
@@ -37,16 +46,23 @@ final class CatalogClient extends GrpcClient {
         return call(() -> blocking().getRttMatrix(GetRttMatrixRequest.getDefaultInstance()));
     }
 
-    List<ImageConfig> list() {
-        return call(() -> blocking().listImages(ListImagesRequest.getDefaultInstance()).getImagesList());
-    }
-
-    ImageStatus get(String name) {
-        return call(() -> blocking().getImage(GetImageRequest.newBuilder().setName(name).build()));
-    }
-
     void delete(String name) {
         call(() -> blocking().deleteImage(DeleteImageRequest.newBuilder().setName(name).build()));
+    }
+
+    @Override
+    public void removeImage(String name) {
+        delete(name);
+    }
+
+    /** Every site, the RTT matrix and every image, each merged with what the sites report. */
+    ClusterStatus clusterStatus() {
+        return call(() -> blocking().getClusterStatus(GetClusterStatusRequest.getDefaultInstance()));
+    }
+
+    /** One image merged with what each site reports, and the cluster's sites; {@link HeliotropeException} when the catalog has no such image. */
+    ClusterStatus clusterStatus(String image) {
+        return call(() -> blocking().getClusterStatus(GetClusterStatusRequest.newBuilder().setImage(image).build()));
     }
 
     private ControllerServiceGrpc.ControllerServiceBlockingStub blocking() {

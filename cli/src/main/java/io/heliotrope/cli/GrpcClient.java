@@ -11,19 +11,18 @@ import io.heliotrope.error.HeliotropeException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static java.util.Objects.requireNonNull;
+
 /** A channel to one Heliotrope process; gRPC failures become {@link HeliotropeException}s here. */
 abstract class GrpcClient implements AutoCloseable {
     static final long DEADLINE_SECONDS = 60;
 
-    final String target;
+    final Target target;
     final ManagedChannel channel;
-    private final String serverCommand;
 
-    /** @param serverCommand what should be running at {@code target}, for the message when nothing answers */
-    GrpcClient(String target, String serverCommand) {
-        this.target = target;
-        this.serverCommand = serverCommand;
-        this.channel = Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
+    GrpcClient(Target target) {
+        this.target = requireNonNull(target, "target is null");
+        this.channel = Grpc.newChannelBuilder(target.address(), InsecureChannelCredentials.create()).build();
     }
 
     <T> T call(Supplier<T> rpc) {
@@ -35,10 +34,10 @@ abstract class GrpcClient implements AutoCloseable {
     }
 
     HeliotropeException translate(Throwable failure) {
-        HeliotropeException e = GrpcErrors.toException(failure, target);
+        HeliotropeException e = GrpcErrors.toException(failure, target.address());
         // Only when nothing answered: a server that did answer sent its own message.
-        if (e.code() == ErrorCode.PEER_UNAVAILABLE && e.getMessage().startsWith("cannot reach " + target)) {
-            return new HeliotropeException(e.code(), e.getMessage() + "; is `" + serverCommand + "` running there?", e);
+        if (e.code() == ErrorCode.PEER_UNAVAILABLE && e.getMessage().startsWith("cannot reach " + target.address())) {
+            return new HeliotropeException(e.code(), "cannot reach " + target.describe() + ": " + HeliotropeException.rootMessage(e), e);
         }
         return e;
     }

@@ -4,29 +4,41 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageRequest;
 import io.heliotrope.proto.storage.v1.GetImageRequest;
+import io.heliotrope.proto.storage.v1.GetSiteStatusRequest;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.ListImagesRequest;
+import io.heliotrope.proto.storage.v1.ListImagesResponse;
 import io.heliotrope.proto.storage.v1.ReadBlocksRequest;
 import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.ResizeImageRequest;
+import io.heliotrope.proto.storage.v1.SiteStatus;
 
 import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /** A site's image service as the CLI uses it; gRPC failures become {@link HeliotropeException}s here. */
-final class ImageClient extends GrpcClient {
-    ImageClient(String target) {
-        super(target, "helio serve");
+final class ImageClient extends GrpcClient implements ImageCatalog {
+    ImageClient(Target target) {
+        super(target);
+    }
+
+    /** The site this process runs. */
+    ImageClient(String address) {
+        this(new Target(Target.Kind.SITE, address, ""));
     }
 
     ImageInfo create(String name, long sizeBytes) {
         return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
     }
 
-    List<ImageInfo> list() {
-        return call(() -> blocking().listImages(ListImagesRequest.getDefaultInstance()).getImagesList());
+    @Override
+    public void createImage(String name, long sizeBytes) {
+        create(name, sizeBytes);
+    }
+
+    ListImagesResponse list() {
+        return call(() -> blocking().listImages(ListImagesRequest.getDefaultInstance()));
     }
 
     ImageInfo get(String name) {
@@ -35,6 +47,15 @@ final class ImageClient extends GrpcClient {
 
     void delete(String name) {
         call(() -> blocking().deleteImage(DeleteImageRequest.newBuilder().setName(name).build()));
+    }
+
+    @Override
+    public void removeImage(String name) {
+        delete(name);
+    }
+
+    SiteStatus siteStatus() {
+        return call(() -> blocking().getSiteStatus(GetSiteStatusRequest.getDefaultInstance()));
     }
 
     ImageInfo resize(String name, long sizeBytes) {

@@ -2,6 +2,7 @@ package io.heliotrope.cli;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.storage.v1.ImageInfo;
@@ -13,15 +14,15 @@ import picocli.CommandLine.ParentCommand;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 import static io.heliotrope.cli.Sizes.format;
 
 @Command(name = "image",
         mixinStandardHelpOptions = true,
-        description = "Create, list, inspect, resize, remove, import and export images.",
+        description = "Create, list, inspect, resize, remove, import and export images. With a controller (--controller, $"
+                + Target.ENV + ", or the one `helio up` started) these are the images of its catalog, as every site has them; "
+                + "without one, or with --server, the images of that one site.",
         subcommands = {
                 ImageCommand.Create.class,
                 ImageCommand.List.class,
@@ -32,39 +33,32 @@ import static io.heliotrope.cli.Sizes.format;
                 ImageCommand.Import.class,
                 ImageCommand.Export.class})
 final class ImageCommand {
-    @Option(names = "--server", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7410", scope = picocli.CommandLine.ScopeType.INHERIT,
-            description = "The site's gRPC address (default: ${DEFAULT-VALUE}).")
-    String server;
+    @Mixin
+    TargetOptions target;
 
-    @Option(names = "--controller", paramLabel = "HOST:PORT", scope = picocli.CommandLine.ScopeType.INHERIT,
-            description = "Use the catalog of the controller there instead of a site's (create, ls, show, set, rm).")
-    String controller;
-
-    /** A subcommand that talks to the site named by {@code --server}, or to the controller named by {@code --controller}. */
+    /** A subcommand that talks to the controller, or to a standalone site: each does what its target can. */
     abstract static class Subcommand implements Callable<Integer> {
         @ParentCommand
         ImageCommand parent;
 
         @Override
         public Integer call() throws Exception {
-            if (parent.controller != null) {
-                try (CatalogClient catalog = new CatalogClient(parent.controller)) {
+            Target target = parent.target.target();
+            if (target.kind() == Target.Kind.CONTROLLER) {
+                try (CatalogClient catalog = new CatalogClient(target)) {
                     run(catalog, System.out);
                 }
-                return 0;
-            }
-            try (ImageClient client = new ImageClient(parent.server)) {
-                run(client, System.out);
+            } else {
+                try (ImageClient site = new ImageClient(target)) {
+                    run(site, System.out);
+                }
             }
             return 0;
         }
 
-        abstract void run(ImageClient client, PrintStream out) throws Exception;
+        abstract void run(ImageClient site, PrintStream out) throws Exception;
 
-        void run(CatalogClient catalog, PrintStream out) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
-                    "'image " + getClass().getAnnotation(Command.class).name() + "' moves data through a site: use --server SITE, not --controller");
-        }
+        abstract void run(CatalogClient catalog, PrintStream out) throws Exception;
     }
 
     @Command(name = "create", mixinStandardHelpOptions = true, description = "Create an empty image (reads as zeros).")
@@ -80,9 +74,9 @@ final class ImageCommand {
         ReplicationOptions replication;
 
         @Override
-        void run(ImageClient client, PrintStream out) {
-            replication.requireNone("image create");
-            ImageInfo image = client.create(name, size);
+        void run(ImageClient site, PrintStream out) {
+            replication.requireNone("image create", site.target);
+            ImageInfo image = site.create(name, size);
             out.println("created " + image.getName() + " (" + format(image.getSizeBytes()) + ")");
         }
 
@@ -103,9 +97,8 @@ final class ImageCommand {
         ReplicationOptions replication;
 
         @Override
-        void run(ImageClient client, PrintStream out) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'image set': replication settings live in the controller's catalog: "
-                    + "add --controller HOST:PORT");
+        void run(ImageClient site, PrintStream out) {
+            throw ReplicationOptions.noneAt("image set", site.target);
         }
 
         @Override
@@ -119,54 +112,50 @@ final class ImageCommand {
         }
     }
 
-    @Command(name = "ls", mixinStandardHelpOptions = true, description = "List images.")
+    @Command(name = "ls", mixinStandardHelpOptions = true,
+            description = "List images. With a controller: one line per image of its catalog, with its lease (holder and epoch) "
+                    + "and the sites its latest blocks are at; without: the images of the site and their data.")
     static final class List extends Subcommand {
+        @Option(names = "--json", description = "Print JSON instead (see README, Scripts): with a controller, its ClusterStatus "
+                + "with the images alone; without, the site's ListImagesResponse.")
+        boolean json;
+
         @Override
-        void run(ImageClient client, PrintStream out) {
-            java.util.List<ImageInfo> images = client.list();
-            out.printf("%-32s %12s %12s  %s%n", "NAME", "SIZE", "ALLOCATED", "CREATED");
-            for (ImageInfo image : images) {
-                out.printf("%-32s %12s %12s  %s%n", image.getName(), format(image.getSizeBytes()),
-                        format(image.getAllocatedBlocks() * image.getBlockSize()), Instant.ofEpochMilli(image.getCreatedEpochMillis()));
-            }
+        void run(ImageClient site, PrintStream out) {
+            Json.print(json, site.list(), out, SiteImages::list);
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) {
-            out.printf("%-32s %12s %-10s  %s%n", "NAME", "SIZE", "MODE", "CREATED");
-            for (ImageConfig image : catalog.list()) {
-                out.printf("%-32s %12s %-10s  %s%n", image.getName(), format(image.getSizeBytes()), ReplicationOptions.mode(image),
-                        Instant.ofEpochMilli(image.getCreatedEpochMillis()));
-            }
+            ClusterStatus images = catalog.clusterStatus().toBuilder().clearSites().clearRtt().build();
+            Json.print(json, images, out, (cluster, to) -> ImageList.print(cluster.getImagesList(), to, ""));
         }
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true, description = "Show one image.")
+    @Command(name = "show", mixinStandardHelpOptions = true,
+            description = "Show one image. With a controller: its settings, lease and metadata, and per site the blocks whose "
+                    + "latest version is there, the data stored, the blocks not yet flushed, the propagation queue and connections.")
     static final class Show extends Subcommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
+        @Option(names = "--json", description = "Print JSON instead (see README, Scripts): with a controller, its ClusterImage; "
+                + "without, the site's ImageInfo.")
+        boolean json;
+
         @Override
-        void run(ImageClient client, PrintStream out) {
-            ImageInfo image = client.get(name);
-            out.println("name:        " + image.getName());
-            out.println("size:        " + image.getSizeBytes() + " (" + format(image.getSizeBytes()) + ")");
-            out.println("block size:  " + image.getBlockSize());
-            out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
-            out.println("data blocks: " + image.getAllocatedBlocks() + " (" + format(image.getAllocatedBlocks() * image.getBlockSize()) + ")");
-            out.println("zero blocks: " + image.getZeroBlocks());
-            if (image.getViewMetaSeq() > 0 || image.getStaleBlocksCount() > 0) {
-                out.println("view:        metaSeq " + image.getViewMetaSeq());
-                for (io.heliotrope.proto.storage.v1.StaleBlocks stale : image.getStaleBlocksList()) {
-                    out.println("stale:       " + stale.getBlocks() + " blocks"
-                            + (stale.getHolder().isEmpty() ? " (current version is zero or never written)" : " current at site " + stale.getHolder()));
-                }
-            }
+        void run(ImageClient site, PrintStream out) {
+            Json.print(json, site.get(name), out, SiteImages::show);
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) {
-            ImageShow.print(catalog.get(name), out);
+            ClusterStatus cluster = catalog.clusterStatus(name);
+            if (json) {
+                Json.print(cluster.getImages(0), out);
+            } else {
+                ImageShow.print(cluster, out);
+            }
         }
     }
 
@@ -176,8 +165,8 @@ final class ImageCommand {
         String name;
 
         @Override
-        void run(ImageClient client, PrintStream out) {
-            client.delete(name);
+        void run(ImageClient site, PrintStream out) {
+            site.delete(name);
             out.println("removed " + name);
         }
 
@@ -188,7 +177,9 @@ final class ImageCommand {
         }
     }
 
-    @Command(name = "resize", mixinStandardHelpOptions = true, description = "Grow or shrink an image. Shrinking drops the data past the new end. Refused while attached.")
+    @Command(name = "resize", mixinStandardHelpOptions = true,
+            description = "Grow or shrink an image. Shrinking drops the data past the new end. Refused while attached. "
+                    + "Standalone sites only, for now.")
     static final class Resize extends Subcommand {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
@@ -197,16 +188,41 @@ final class ImageCommand {
         long size;
 
         @Override
-        void run(ImageClient client, PrintStream out) {
-            ImageInfo image = client.resize(name, size);
+        void run(ImageClient site, PrintStream out) {
+            ImageInfo image = site.resize(name, size);
             out.println("resized " + image.getName() + " to " + format(image.getSizeBytes()));
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'image resize': not supported yet for the images of a controller's catalog");
+        }
+    }
+
+    /** {@code --site}: which of the controller's sites the data goes through. */
+    abstract static class Transfer extends Subcommand {
+        @Option(names = "--site", paramLabel = "NAME",
+                description = "With a controller: the site to move the data through (default: the image's home when it is up, else the first site up).")
+        String site;
+
+        /** The site of {@code --site}, or the one chosen, as an image service client. */
+        ImageClient siteOf(ClusterStatus cluster, String home) {
+            return SiteChoice.client(SiteChoice.choose(cluster, site, home));
+        }
+
+        /** Without a controller the data goes through the one site there is. */
+        void checkNoSite(ImageClient standalone) {
+            if (site != null) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--site picks one of a controller's sites; this command talks to "
+                        + standalone.target.describe() + " alone");
+            }
         }
     }
 
     @Command(name = "import", mixinStandardHelpOptions = true,
             description = {"Create image NAME from a raw FILE. Blocks of zeros are not sent (sparse).",
                     "The size is the file's, rounded up to 4096 bytes. If the import fails, the new image is removed."})
-    static final class Import extends Subcommand {
+    static final class Import extends Transfer {
         @Parameters(index = "0", paramLabel = "FILE")
         Path file;
 
@@ -214,8 +230,19 @@ final class ImageCommand {
         String name;
 
         @Override
-        void run(ImageClient client, PrintStream out) throws Exception {
-            ImageTransfer.Result result = ImageTransfer.importFile(client, file, name);
+        void run(ImageClient standalone, PrintStream out) throws Exception {
+            checkNoSite(standalone);
+            report(ImageTransfer.importFile(standalone, standalone, file, name), out);
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) throws Exception {
+            try (ImageClient through = siteOf(catalog.clusterStatus(), "")) {
+                report(ImageTransfer.importFile(catalog, through, file, name), out);
+            }
+        }
+
+        private void report(ImageTransfer.Result result, PrintStream out) {
             out.println("imported " + file + " as " + name + ": " + format(result.sizeBytes()) + ", "
                     + format(result.dataBytes()) + " of data sent");
         }
@@ -223,7 +250,7 @@ final class ImageCommand {
 
     @Command(name = "export", mixinStandardHelpOptions = true,
             description = "Write image NAME to a raw FILE; zero ranges stay holes in the file (sparse).")
-    static final class Export extends Subcommand {
+    static final class Export extends Transfer {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
@@ -234,8 +261,21 @@ final class ImageCommand {
         boolean force;
 
         @Override
-        void run(ImageClient client, PrintStream out) throws Exception {
-            ImageTransfer.Result result = ImageTransfer.exportFile(client, name, file, force);
+        void run(ImageClient standalone, PrintStream out) throws Exception {
+            checkNoSite(standalone);
+            report(ImageTransfer.exportFile(standalone, name, standalone.get(name).getSizeBytes(), file, force), out);
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) throws Exception {
+            ClusterStatus cluster = catalog.clusterStatus(name);
+            ImageConfig image = cluster.getImages(0).getStatus().getConfig();
+            try (ImageClient through = siteOf(cluster, image.getHome())) {
+                report(ImageTransfer.exportFile(through, name, image.getSizeBytes(), file, force), out);
+            }
+        }
+
+        private void report(ImageTransfer.Result result, PrintStream out) {
             out.println("exported " + name + " to " + file + ": " + format(result.sizeBytes()) + ", "
                     + format(result.dataBytes()) + " of data written");
         }

@@ -6,7 +6,6 @@ import io.grpc.stub.ClientResponseObserver;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.storage.v1.Extent;
-import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.WriteBlocksRequest;
 import io.heliotrope.proto.storage.v1.WriteBlocksResponse;
@@ -30,13 +29,14 @@ final class ImageTransfer {
 
     private ImageTransfer() {}
 
-    static Result importFile(ImageClient client, Path file, String name) throws IOException, InterruptedException {
+    /** Creates image {@code name} in {@code catalog} and fills it from {@code file} through the site of {@code client}. */
+    static Result importFile(ImageCatalog catalog, ImageClient client, Path file, String name) throws IOException, InterruptedException {
         if (!Files.isRegularFile(file)) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot import " + file + ": not a readable file");
         }
         long fileSize = Files.size(file);
         long size = Math.max(BLOCK, (fileSize + BLOCK - 1) / BLOCK * BLOCK);
-        client.create(name, size);
+        catalog.createImage(name, size);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             Upload upload = new Upload();
             client.async().writeBlocks(upload);
@@ -59,18 +59,18 @@ final class ImageTransfer {
             return new Result(size, dataBytes);
         } catch (RuntimeException e) {
             HeliotropeException failure = client.translate(HeliotropeException.unwrap(e));
-            removeAfterFailure(client, name, failure);
+            removeAfterFailure(catalog, name, failure);
             throw failure;
         } catch (IOException | InterruptedException e) {
-            removeAfterFailure(client, name, e);
+            removeAfterFailure(catalog, name, e);
             throw e;
         }
     }
 
     /** A failed import leaves no half-filled image behind. */
-    private static void removeAfterFailure(ImageClient client, String name, Exception failure) {
+    private static void removeAfterFailure(ImageCatalog catalog, String name, Exception failure) {
         try {
-            client.delete(name);
+            catalog.removeImage(name);
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
         }
@@ -102,15 +102,15 @@ final class ImageTransfer {
         return true;
     }
 
-    static Result exportFile(ImageClient client, String name, Path file, boolean force) throws IOException {
+    /** Writes image {@code name}, of {@code sizeBytes}, to {@code file} from the site of {@code client}, which need not hold a copy of it. */
+    static Result exportFile(ImageClient client, String name, long sizeBytes, Path file, boolean force) throws IOException {
         if (Files.exists(file) && !force) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot export to " + file + ": it exists (use --force to overwrite)");
         }
-        ImageInfo image = client.get(name);
         long dataBytes = 0;
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             raf.setLength(0);
-            raf.setLength(image.getSizeBytes());
+            raf.setLength(sizeBytes);
             FileChannel channel = raf.getChannel();
             Iterator<ReadBlocksResponse> responses = client.readBlocks(name);
             while (client.call(responses::hasNext)) {
@@ -125,7 +125,7 @@ final class ImageTransfer {
             }
             channel.force(true);
         }
-        return new Result(image.getSizeBytes(), dataBytes);
+        return new Result(sizeBytes, dataBytes);
     }
 
     /** A client stream that sends only while gRPC says the server keeps up. */

@@ -62,11 +62,15 @@ final class ReplicationOptions {
     }
 
     /** Fails when settings were given to a standalone site, which has no catalog to keep them. */
-    void requireNone(String command) {
+    void requireNone(String command, Target site) {
         if (any()) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'" + command + "': replication settings live in the controller's catalog: "
-                    + "add --controller HOST:PORT");
+            throw noneAt(command, site);
         }
+    }
+
+    static HeliotropeException noneAt(String command, Target site) {
+        return new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'" + command + "': " + site.describe()
+                + " keeps no replication settings; a controller's catalog does");
     }
 
     ReplicationSettings toProto() {

@@ -19,14 +19,18 @@ import java.util.concurrent.Callable;
         description = {"Print the RTT matrix in milliseconds: rows measured from, columns measured to; '-' where unknown.",
                 "Each site reports the median of several probes to each peer."})
 final class RttCommand implements Callable<Integer> {
-    @Option(names = "--controller", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:7400",
-            description = "The controller that keeps the matrix (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--controller", paramLabel = "HOST:PORT",
+            description = "The controller that keeps the matrix (default: $" + Target.ENV + ", else the one `helio up` wrote to "
+                    + "~/.config/heliotrope/client.yaml, else " + Target.DEFAULT_CONTROLLER + ").")
     String controller;
+
+    @Option(names = "--json", description = "Print the controller's RttMatrix as JSON instead (see README, Scripts).")
+    boolean json;
 
     @Override
     public Integer call() {
-        try (CatalogClient catalog = new CatalogClient(controller)) {
-            print(catalog.rttMatrix(), System.out);
+        try (CatalogClient catalog = new CatalogClient(Target.controller(controller, System.getenv(), ClientConfig.defaultPath()))) {
+            Json.print(json, catalog.rttMatrix(), System.out, RttCommand::print);
         }
         return 0;
     }

@@ -116,6 +116,7 @@ final class UpCommand implements Callable<Integer> {
             all.close();
             throw PortsInUse.explain(e, listening);
         }
+        ClientConfig.save(controllerTarget);
         printBanner(base, controllerTarget, statusPage, first, second, log);
         return Running.untilStopped(all);
     }
@@ -164,7 +165,7 @@ final class UpCommand implements Callable<Integer> {
                     name, host, server.nbdAddress().getPort(), DEMO, host, server.grpcPort(), host, server.metricsPort());
         }
         System.out.println("  demo image : nbd://" + host + ":" + first.nbdAddress().getPort() + "/" + DEMO);
-        System.out.println("  controller : " + controller + "   (helio image show " + DEMO + " --controller " + controller + ")");
+        System.out.println("  controller : " + controller + "   (helio status, helio image show " + DEMO + ")");
         System.out.println("  status     : " + statusPage + "   (the live status page; its JSON under /api, metrics on /metrics)");
         System.out.println("  metrics    : http://" + host + ":" + first.metricsPort() + "/metrics");
         System.out.println("  log        : " + log);

@@ -20,7 +20,7 @@ class TestCompletionCommand {
         assertThat(out.toString())
                 .startsWith("#!/usr/bin/env bash")
                 .contains("bashcompinit")
-                .contains("local commands=\"up serve controller image rtt completion help\"")
+                .contains("local commands=\"up serve controller image status rtt completion help\"")
                 .contains("--wan-rtt", "--create-image", "--log-file")
                 .endsWith("complete -F _complete_helio -o default helio helio.sh helio.bash\n");
     }

@@ -33,8 +33,8 @@ class TestReplicationOptions {
         int code = helio.execute("image", "create", "vm", "--size", "1M", "--mode", "sync", "--server", "127.0.0.1:1");
 
         assertThat(code).isEqualTo(1);
-        assertThat(err.toString()).isEqualTo("helio: 'image create': replication settings live in the controller's catalog: "
-                + "add --controller HOST:PORT" + System.lineSeparator());
+        assertThat(err.toString()).isEqualTo("helio: 'image create': the site at 127.0.0.1:1 (from --server) keeps no replication settings; "
+                + "a controller's catalog does" + System.lineSeparator());
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,8 +34,14 @@ final class ChildProcess implements AutoCloseable {
     }
 
     static ChildProcess start(String name, List<String> command) {
+        return start(name, command, Map.of());
+    }
+
+    /** Starts {@code command} with {@code env} added to (and overriding) {@link Tools#environment()}. */
+    static ChildProcess start(String name, List<String> command, Map<String, String> env) {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(Tools.environment());
+        builder.environment().putAll(env);
         try {
             return new ChildProcess(name, builder.start());
         } catch (IOException e) {

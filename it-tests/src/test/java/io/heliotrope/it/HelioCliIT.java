@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 import static io.heliotrope.it.Tools.helio;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,7 +46,17 @@ class HelioCliIT {
         Tools.Result result = helio("image", "ls", "--server", "127.0.0.1:1");
 
         assertOneLineUserError(result);
-        assertThat(result.stderr()).contains("cannot reach 127.0.0.1:1");
+        assertThat(result.stderr()).startsWith("helio: cannot reach the site at 127.0.0.1:1 (from --server): ");
+    }
+
+    @Test
+    void anUnreachableControllerIsAUserErrorAndNoReasonToTryASite() {
+        String nowhere = "127.0.0.1:" + Ports.free(1)[0];
+
+        Tools.Result result = helio(Map.of("HELIO_CONTROLLER", nowhere), "image", "ls");
+
+        assertOneLineUserError(result);
+        assertThat(result.stderr()).startsWith("helio: cannot reach the controller at " + nowhere + " (from HELIO_CONTROLLER): ");
     }
 
     @Test
@@ -91,7 +102,7 @@ class HelioCliIT {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "up", "serve", "image", "image create", "image ls", "image show", "image rm",
+    @ValueSource(strings = {"", "up", "serve", "status", "rtt", "image", "image create", "image ls", "image show", "image rm",
             "image resize", "image import", "image export"})
     void helpExitsZero(String subcommand) {
         String[] args = (subcommand + " --help").strip().split(" ");

@@ -18,6 +18,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,6 +31,7 @@ final class Tools {
     /** Options that make a short-lived CLI JVM start quickly. */
     private static final List<String> CLI_JVM_OPTIONS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     private static final String HELIO_MAIN = "io.heliotrope.cli.Helio";
+    private static final AtomicLong CONFIG_HOMES = new AtomicLong();
 
     private Tools() {}
 
@@ -50,9 +52,16 @@ final class Tools {
         }
     }
 
-    /** Debian's tools first, the C locale, and what helio writes by default (a controller's log) under target/state. */
+    /**
+     * What every child process gets on top of this JVM's environment: Debian's tools first,
+     * the C locale, what helio writes by default (a controller's log) under target/state, and
+     * an {@code XDG_CONFIG_HOME} of its own, empty: no client configuration that
+     * {@code helio up} wrote, here or in another test, steers a helio command.
+     */
     static Map<String, String> environment() {
-        return Map.of("PATH", PATH, "LC_ALL", "C", "XDG_STATE_HOME", Path.of(System.getProperty("basedir", "."), "target", "state").toAbsolutePath().toString());
+        Path target = Path.of(System.getProperty("basedir", "."), "target").toAbsolutePath();
+        Path configHome = target.resolve("it-config").resolve(ProcessHandle.current().pid() + "-" + CONFIG_HOMES.incrementAndGet());
+        return Map.of("PATH", PATH, "LC_ALL", "C", "XDG_STATE_HOME", target.resolve("state").toString(), "XDG_CONFIG_HOME", configHome.toString());
     }
 
     /** Runs a command with stdin from /dev/null; fails if it does not finish within two minutes. */
@@ -66,6 +75,11 @@ final class Tools {
     }
 
     static Result run(Duration timeout, List<String> command) {
+        return run(timeout, command, Map.of());
+    }
+
+    /** Runs a command with {@code env} added to (and overriding) {@link #environment()}. */
+    static Result run(Duration timeout, List<String> command, Map<String, String> env) {
         Path stdout = null;
         Path stderr = null;
         Process process = null;
@@ -77,6 +91,7 @@ final class Tools {
                     .redirectOutput(stdout.toFile())
                     .redirectError(stderr.toFile());
             builder.environment().putAll(environment());
+            builder.environment().putAll(env);
             process = builder.start();
             boolean finished = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
             if (!finished) {
@@ -101,7 +116,12 @@ final class Tools {
 
     /** Runs the helio CLI in a child JVM, as a user would run {@code bin/helio}. */
     static Result helio(String... args) {
-        return run(DEFAULT_TIMEOUT, helioCommand(CLI_JVM_OPTIONS, args));
+        return helio(Map.of(), args);
+    }
+
+    /** Runs the helio CLI with {@code env} added to its environment, e.g. {@code HELIO_CONTROLLER}. */
+    static Result helio(Map<String, String> env, String... args) {
+        return run(DEFAULT_TIMEOUT, helioCommand(CLI_JVM_OPTIONS, args), env);
     }
 
     /** The command line of a helio child JVM, on this test's classpath. */

@@ -5,16 +5,19 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The exports an NBD server offers. The server opens a device once per connection
- * that selects an export and closes it when that connection ends. {@link #exportNames()}
- * and {@link #exists} are called on event loops: answer from memory, never block.
+ * that selects an export and closes it when that connection ends. Every method is called
+ * on an event loop: {@link #exists} answers from memory, the others return at once and
+ * complete later, on any thread.
  */
 public interface ExportCatalog {
-    /** Names of the exports, for {@code NBD_OPT_LIST}. */
-    List<String> exportNames();
+    /**
+     * The exports, for {@code NBD_OPT_LIST}, in the order to list them. A failure is
+     * answered with the error reply {@link #translate} gives it, and the client may try again.
+     */
+    CompletableFuture<List<ListedExport>> list();
 
-    default boolean exists(String name) {
-        return exportNames().contains(name);
-    }
+    /** Whether a client may select metadata contexts of {@code name}: answered from memory, never blocks. */
+    boolean exists(String name);
 
     /**
      * Opens an export for one connection. Fails with an {@link NbdException} of kind
@@ -23,9 +26,25 @@ public interface ExportCatalog {
     CompletableFuture<BlockDevice> open(String name);
 
     /**
-     * What the server reports for a failure of {@link #open} or of a device it opened: an
-     * {@link NbdException} for an error the catalog knows, else the failure as it is (a
-     * fault). The one place where a catalog's own errors become NBD errors.
+     * What {@code NBD_OPT_INFO} tells of an export, which a client may ask of every export
+     * it lists without using any. By default the answer of a device opened for it and closed
+     * at once; a catalog whose opens cost more (they take a lease, say) answers from what it
+     * knows. Fails as {@link #open} does for an export that does not exist.
+     */
+    default CompletableFuture<ExportDetails> details(String name) {
+        return open(name).thenApply(device -> {
+            try {
+                return ExportDetails.of(device);
+            } finally {
+                device.close();
+            }
+        });
+    }
+
+    /**
+     * What the server reports for a failure of {@link #list}, {@link #details}, {@link #open} or of a device
+     * it opened: an {@link NbdException} for an error the catalog knows, else the failure as
+     * it is (a fault). The one place where a catalog's own errors become NBD errors.
      */
     default Throwable translate(Throwable failure) {
         return failure;

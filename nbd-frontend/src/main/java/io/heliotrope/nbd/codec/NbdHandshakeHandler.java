@@ -2,6 +2,8 @@ package io.heliotrope.nbd.codec;
 
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.ExportDetails;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.nbd.MetaContext;
 import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.nbd.protocol.NbdSession;
@@ -17,8 +19,12 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_NO_ZEROES;
@@ -63,7 +69,8 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         OPTION_HEADER,
         OPTION_DATA,
         OPTION_DISCARD,
-        OPENING,
+        /** The catalog answers the option later (a list, an open): the client's next bytes wait, unread, and {@code option} stays. */
+        WAITING,
         DONE
     }
 
@@ -154,8 +161,8 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                     }
                 }
             }
-            case OPENING, DONE -> {
-                // Bytes after NBD_OPT_GO wait for the transmission handlers; none are read here.
+            case WAITING, DONE -> {
+                // Bytes after NBD_OPT_GO wait for the transmission handlers, and those after another option for its answer.
             }
         }
     }
@@ -170,7 +177,7 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     private void handleOption(ChannelHandlerContext ctx, ByteBuf data) {
         try {
             switch (option) {
-                case OPT_EXPORT_NAME -> open(ctx, data.toString(StandardCharsets.UTF_8), false, List.of());
+                case OPT_EXPORT_NAME -> open(ctx, data.toString(StandardCharsets.UTF_8), List.of());
                 case OPT_ABORT -> {
                     reply(ctx, new OptionReply.Ack(option));
                     state = State.DONE;
@@ -179,14 +186,15 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                 }
                 case OPT_LIST -> {
                     OptionRequests.requireEmpty(data, "NBD_OPT_LIST");
-                    for (String name : catalog.exportNames()) {
-                        reply(ctx, new OptionReply.Server(option, name));
-                    }
-                    reply(ctx, new OptionReply.Ack(option));
+                    list(ctx);
                 }
                 case OPT_INFO, OPT_GO -> {
                     OptionRequests.Go go = OptionRequests.go(data);
-                    open(ctx, go.exportName(), option == OPT_INFO, go.infoRequests());
+                    if (option == OPT_INFO) {
+                        info(ctx, go.exportName(), go.infoRequests());
+                    } else {
+                        open(ctx, go.exportName(), go.infoRequests());
+                    }
                 }
                 case OPT_STRUCTURED_REPLY -> {
                     OptionRequests.requireEmpty(data, "NBD_OPT_STRUCTURED_REPLY");
@@ -202,62 +210,113 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         ctx.flush();
     }
 
-    private void open(ChannelHandlerContext ctx, String name, boolean infoOnly, List<Integer> infoRequests) {
-        int openedBy = option;
-        state = State.OPENING;
+    /**
+     * Runs a catalog call that completes later (it may ask elsewhere, or open an image), then
+     * {@code answer} on the event loop. The client may send nothing before the answer, and
+     * whatever it sends anyway is read after it, so replies keep the order of the options. A
+     * value that comes once the client has left goes to {@code discard}.
+     */
+    private <T> void later(ChannelHandlerContext ctx, Supplier<CompletableFuture<T>> call, Consumer<T> discard, BiConsumer<T, Throwable> answer) {
+        state = State.WAITING;
         ctx.channel().config().setAutoRead(false);
-        catalog.open(name).whenComplete((device, failure) -> ctx.executor().execute(() -> {
+        CompletableFuture<T> result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        result.whenComplete((value, failure) -> ctx.executor().execute(() -> {
             if (!ctx.channel().isActive() || ctx.isRemoved()) {
-                if (device != null) {
-                    device.close();
+                if (value != null) {
+                    discard.accept(value);
                 }
                 return;
             }
+            answer.accept(value, failure);
+        }));
+    }
+
+    private void list(ChannelHandlerContext ctx) {
+        later(ctx, catalog::list, exports -> {}, (exports, failure) -> {
+            if (failure != null) {
+                refused(ctx, "listing the exports", catalog.translate(failure));
+            } else {
+                for (ListedExport export : exports) {
+                    reply(ctx, new OptionReply.Server(option, export.name(), export.description()));
+                }
+                reply(ctx, new OptionReply.Ack(option));
+            }
+            ctx.flush();
+            resume(ctx, State.OPTION_HEADER);
+        });
+    }
+
+    /** Answers {@code NBD_OPT_INFO} with what the catalog tells of the export, which need not open it. */
+    private void info(ChannelHandlerContext ctx, String name, List<Integer> infoRequests) {
+        later(ctx, () -> catalog.details(name), details -> {}, (details, failure) -> {
+            if (failure != null) {
+                refused(ctx, name + ": info", catalog.translate(failure));
+            } else {
+                sendInfo(ctx, name, details, infoRequests);
+            }
+            ctx.flush();
+            resume(ctx, State.OPTION_HEADER);
+        });
+    }
+
+    private void open(ChannelHandlerContext ctx, String name, List<Integer> infoRequests) {
+        int openedBy = option;
+        later(ctx, () -> catalog.open(name), BlockDevice::close, (device, failure) -> {
             if (failure != null) {
                 openFailed(ctx, name, openedBy, failure);
             } else if (openedBy == OPT_EXPORT_NAME) {
                 exportNameReply(ctx, device);
                 startTransmission(ctx, name, device);
             } else {
-                sendInfo(ctx, name, device, infoRequests);
-                if (infoOnly) {
-                    device.close();
-                    resume(ctx, State.OPTION_HEADER);
-                } else {
-                    startTransmission(ctx, name, device);
-                }
+                sendInfo(ctx, name, ExportDetails.of(device), infoRequests);
+                startTransmission(ctx, name, device);
             }
-        }));
+        });
     }
 
     private void openFailed(ChannelHandlerContext ctx, String name, int openedBy, Throwable openFailure) {
         Throwable failure = catalog.translate(openFailure);
-        if (NbdErrors.isFault(failure)) {
-            log.warn("{}: open failed", name, failure);
-        }
         if (openedBy == OPT_EXPORT_NAME) {
+            warnIfFault(name + ": open", failure);
             // The protocol has no error reply for NBD_OPT_EXPORT_NAME: the server must close.
             state = State.DONE;
             ctx.close();
             return;
         }
-        refuse(ctx, NbdErrors.toOptionError(failure), NbdErrors.message(failure));
+        refused(ctx, name + ": open", failure);
         ctx.flush();
         resume(ctx, State.OPTION_HEADER);
+    }
+
+    /** Answers the option with the error reply of a failure the catalog translated. */
+    private void refused(ChannelHandlerContext ctx, String action, Throwable failure) {
+        warnIfFault(action, failure);
+        refuse(ctx, NbdErrors.toOptionError(failure), NbdErrors.message(failure));
+    }
+
+    private static void warnIfFault(String action, Throwable failure) {
+        if (NbdErrors.isFault(failure)) {
+            log.warn("{} failed", action, failure);
+        }
     }
 
     private void exportNameReply(ChannelHandlerContext ctx, BlockDevice device) {
         ByteBuf buf = ctx.alloc().buffer(noZeroes ? 10 : 134);
         buf.writeLong(device.size());
-        buf.writeShort(NbdSession.transmissionFlags(device, structuredReplies));
+        buf.writeShort(NbdSession.transmissionFlags(ExportDetails.of(device), structuredReplies));
         if (!noZeroes) {
             buf.writeZero(124);
         }
         ctx.writeAndFlush(buf);
     }
 
-    private void sendInfo(ChannelHandlerContext ctx, String name, BlockDevice device, List<Integer> requests) {
-        reply(ctx, new OptionReply.ExportInfo(option, device.size(), NbdSession.transmissionFlags(device, structuredReplies)));
+    private void sendInfo(ChannelHandlerContext ctx, String name, ExportDetails export, List<Integer> requests) {
+        reply(ctx, new OptionReply.ExportInfo(option, export.size(), NbdSession.transmissionFlags(export, structuredReplies)));
         if (requests.contains(INFO_NAME)) {
             reply(ctx, new OptionReply.NameInfo(option, name));
         }

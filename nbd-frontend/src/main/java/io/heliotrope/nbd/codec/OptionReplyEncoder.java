@@ -44,6 +44,8 @@ public final class OptionReplyEncoder extends MessageToMessageEncoder<OptionRepl
             type = REP_SERVER;
             buf.writeInt(ByteBufUtil.utf8Bytes(server.exportName()));
             buf.writeCharSequence(server.exportName(), StandardCharsets.UTF_8);
+            // The rest of the data, after the name, is the description.
+            buf.writeCharSequence(server.description(), StandardCharsets.UTF_8);
         } else if (reply instanceof OptionReply.ExportInfo export) {
             type = REP_INFO;
             buf.writeShort(INFO_EXPORT).writeLong(export.size()).writeShort(export.transmissionFlags());

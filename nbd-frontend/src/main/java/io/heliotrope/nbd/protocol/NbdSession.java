@@ -1,6 +1,7 @@
 package io.heliotrope.nbd.protocol;
 
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportDetails;
 import io.heliotrope.nbd.MetaContext;
 
 import java.util.List;
@@ -35,23 +36,23 @@ public record NbdSession(String exportName, BlockDevice device, boolean structur
     }
 
     public int transmissionFlags() {
-        return transmissionFlags(device, structuredReplies);
+        return transmissionFlags(ExportDetails.of(device), structuredReplies);
     }
 
     /**
-     * The flags we advertise for a device: FUA, WRITE_ZEROES and CACHE always (the server
-     * emulates them), TRIM only where the device can, DF only with structured replies.
+     * The flags we advertise for an export: FUA, WRITE_ZEROES and CACHE always (the server
+     * emulates them), TRIM only where the export can, DF only with structured replies.
      */
-    public static int transmissionFlags(BlockDevice device, boolean structuredReplies) {
+    public static int transmissionFlags(ExportDetails export, boolean structuredReplies) {
         int flags = TRANSMISSION_HAS_FLAGS | TRANSMISSION_SEND_FLUSH | TRANSMISSION_SEND_FUA
                 | TRANSMISSION_SEND_WRITE_ZEROES | TRANSMISSION_SEND_CACHE;
-        if (device.isReadOnly()) {
+        if (export.readOnly()) {
             flags |= TRANSMISSION_READ_ONLY;
         }
-        if (device.canTrim()) {
+        if (export.canTrim()) {
             flags |= TRANSMISSION_SEND_TRIM;
         }
-        if (device.canMultiConn()) {
+        if (export.canMultiConn()) {
             flags |= TRANSMISSION_CAN_MULTI_CONN;
         }
         if (structuredReplies) {

@@ -13,10 +13,11 @@ public sealed interface OptionReply {
     /** {@code NBD_REP_ACK}: the option succeeded; the last reply to it. */
     record Ack(int option) implements OptionReply {}
 
-    /** {@code NBD_REP_SERVER}: one export, in the reply to {@code NBD_OPT_LIST}. */
-    record Server(int option, String exportName) implements OptionReply {
+    /** {@code NBD_REP_SERVER}: one export, in the reply to {@code NBD_OPT_LIST}, with its description (may be empty). */
+    record Server(int option, String exportName, String description) implements OptionReply {
         public Server {
             requireNonNull(exportName, "exportName is null");
+            requireNonNull(description, "description is null");
         }
     }
 

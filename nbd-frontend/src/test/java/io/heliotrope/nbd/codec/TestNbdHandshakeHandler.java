@@ -1,7 +1,11 @@
 package io.heliotrope.nbd.codec;
 
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.ExportDetails;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.nbd.NbdConversation;
+import io.heliotrope.nbd.NbdException;
 import io.heliotrope.nbd.TestingBlockDevice;
 import io.heliotrope.nbd.TestingExportCatalog;
 import io.heliotrope.nbd.TestingMetaContext;
@@ -17,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
@@ -37,6 +42,7 @@ import static io.heliotrope.nbd.protocol.NbdConstants.OPT_SET_META_CONTEXT;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_STRUCTURED_REPLY;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ACK;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_INVALID;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_POLICY;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_TOO_BIG;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNKNOWN;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNSUP;
@@ -54,11 +60,20 @@ class TestNbdHandshakeHandler {
     private final TrackingAllocator allocator = new TrackingAllocator();
     private final TestingBlockDevice disk = new TestingBlockDevice(1 << 20, allocator, true, false);
     private final TestingBlockDevice readOnly = new TestingBlockDevice(8192, allocator, false, true);
+    private final TestingExportCatalog catalog = new TestingExportCatalog(Map.<String, BlockDevice>of("disk", disk, "ro", readOnly));
     private NbdConversation conversation;
 
     record OptionReply(int option, int type, byte[] data) {
         String text() {
             return new String(data, StandardCharsets.UTF_8);
+        }
+
+        /** The export an {@code NBD_REP_SERVER} names, and its description. */
+        List<String> export() {
+            ByteBuffer buffer = ByteBuffer.wrap(data);
+            int nameLength = buffer.getInt();
+            return List.of(new String(data, 4, nameLength, StandardCharsets.UTF_8),
+                    new String(data, 4 + nameLength, data.length - 4 - nameLength, StandardCharsets.UTF_8));
         }
 
         int contextId() {
@@ -72,7 +87,7 @@ class TestNbdHandshakeHandler {
 
     @BeforeEach
     void connect() {
-        conversation = new NbdConversation(new TestingExportCatalog(Map.<String, BlockDevice>of("disk", disk, "ro", readOnly)), allocator);
+        conversation = new NbdConversation(catalog, allocator);
         ByteBuf greeting = conversation.received();
         assertThat(greeting.readLong()).isEqualTo(NBDMAGIC);
         assertThat(greeting.readLong()).isEqualTo(IHAVEOPT);
@@ -108,12 +123,60 @@ class TestNbdHandshakeHandler {
     }
 
     @Test
-    void listsExports() {
+    void listsExportsWithTheirDescriptions() {
         conversation.send(conversation.option(OPT_LIST, conversation.empty()));
         List<OptionReply> replies = replies();
         assertThat(replies).extracting(OptionReply::type).containsExactly(REP_SERVER, REP_SERVER, REP_ACK);
-        assertThat(replies.get(0).data()).endsWith("disk".getBytes(StandardCharsets.UTF_8));
-        assertThat(replies.get(1).data()).endsWith("ro".getBytes(StandardCharsets.UTF_8));
+        assertThat(replies.subList(0, 2)).extracting(OptionReply::export)
+                .containsExactly(List.of("disk", "1048576 bytes"), List.of("ro", "8192 bytes"));
+    }
+
+    @Test
+    void aListAnsweredLaterKeepsTheOrderOfTheReplies() {
+        catalog.holdLists();
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        // A client must wait for the answer; one that sends its next option anyway gets the answers in order.
+        conversation.send(conversation.option(OPT_STRUCTURED_REPLY, conversation.empty()));
+        assertThat(replies()).isEmpty();
+
+        catalog.nextHeldList().complete(catalog.exports());
+        List<OptionReply> replies = replies();
+        assertThat(replies).extracting(OptionReply::option, OptionReply::type).containsExactly(
+                tuple(OPT_LIST, REP_SERVER), tuple(OPT_LIST, REP_SERVER), tuple(OPT_LIST, REP_ACK), tuple(OPT_STRUCTURED_REPLY, REP_ACK));
+        assertThat(catalog.nextHeldList()).isNull();
+    }
+
+    @Test
+    void aListThatFailsIsRefusedWithItsMessageAndTheClientMayListAgain() {
+        catalog.holdLists();
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        catalog.nextHeldList().completeExceptionally(new NbdException(NbdException.Kind.UNAVAILABLE, "cannot reach the controller"));
+        OptionReply refusal = replies().get(0);
+        assertThat(refusal.type()).isEqualTo(REP_ERR_POLICY);
+        assertThat(refusal.text()).isEqualTo("cannot reach the controller");
+
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        catalog.nextHeldList().complete(catalog.exports());
+        assertThat(replies()).extracting(OptionReply::type).containsExactly(REP_SERVER, REP_SERVER, REP_ACK);
+    }
+
+    @Test
+    void aListThatFailsForAReasonOfOursSaysNoMore() {
+        catalog.holdLists();
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        catalog.nextHeldList().completeExceptionally(new IllegalStateException("a detail for the log only"));
+        List<OptionReply> replies = replies();
+        assertThat(replies).extracting(OptionReply::type, OptionReply::text).containsExactly(tuple(REP_ERR_POLICY, "internal error"));
+    }
+
+    @Test
+    void aListAnsweredAfterTheClientLeftWritesNothing() {
+        catalog.holdLists();
+        conversation.send(conversation.option(OPT_LIST, conversation.empty()));
+        conversation.channel().close();
+
+        catalog.nextHeldList().complete(catalog.exports());
+        assertThat(replies()).isEmpty();
     }
 
     @Test
@@ -137,6 +200,45 @@ class TestNbdHandshakeHandler {
 
         conversation.send(conversation.option(OPT_LIST, conversation.empty()));
         assertThat(replies()).extracting(OptionReply::type).endsWith(REP_ACK);
+    }
+
+    @Test
+    void infoTellsWhatTheCatalogKnowsWithoutOpeningTheExport() {
+        ExportCatalog describing = new ExportCatalog() {
+            @Override
+            public CompletableFuture<List<ListedExport>> list() {
+                return catalog.list();
+            }
+
+            @Override
+            public boolean exists(String name) {
+                return catalog.exists(name);
+            }
+
+            @Override
+            public CompletableFuture<BlockDevice> open(String name) {
+                throw new AssertionError("NBD_OPT_INFO opened " + name);
+            }
+
+            @Override
+            public CompletableFuture<ExportDetails> details(String name) {
+                return CompletableFuture.completedFuture(new ExportDetails(1L << 40, false, true, false));
+            }
+        };
+        NbdConversation other = new NbdConversation(describing, allocator);
+        other.received().release();
+        other.send(other.clientFlags(FLAG_FIXED_NEWSTYLE | FLAG_NO_ZEROES));
+        other.send(other.option(OPT_INFO, other.goData("disk")));
+        ByteBuf bytes = other.received();
+        List<OptionReply> replies = replies(bytes);
+        bytes.release();
+        other.close();
+
+        assertThat(replies).extracting(OptionReply::type).containsExactly(REP_INFO, REP_INFO, REP_ACK);
+        ByteBuffer export = ByteBuffer.wrap(replies.get(0).data());
+        assertThat(export.getShort()).isEqualTo((short) INFO_EXPORT);
+        assertThat(export.getLong()).isEqualTo(1L << 40);
+        assertThat(export.getShort() & (TRANSMISSION_SEND_TRIM | TRANSMISSION_CAN_MULTI_CONN | TRANSMISSION_READ_ONLY)).isEqualTo(TRANSMISSION_SEND_TRIM);
     }
 
     @Test

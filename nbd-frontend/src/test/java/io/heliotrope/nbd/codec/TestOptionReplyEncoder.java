@@ -53,8 +53,14 @@ class TestOptionReplyEncoder {
 
     @Test
     void serverNamesAnExportWithItsLength() {
-        assertThat(encoded(new OptionReply.Server(OPT_LIST, "disk")))
+        assertThat(encoded(new OptionReply.Server(OPT_LIST, "disk", "")))
                 .isEqualTo(MAGIC + "00000003" + "00000002" + "00000008" + "00000004" + "6469736b");
+    }
+
+    @Test
+    void serverDescribesAnExportAfterItsName() {
+        assertThat(encoded(new OptionReply.Server(OPT_LIST, "é", "4 MiB")))
+                .isEqualTo(MAGIC + "00000003" + "00000002" + "0000000b" + "00000002" + "c3a9" + "34204d6942");
     }
 
     @Test

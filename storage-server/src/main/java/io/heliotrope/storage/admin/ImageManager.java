@@ -95,8 +95,8 @@ public final class ImageManager {
 
     private void checkOwnCatalog(String action) {
         if (controller != null) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "this site's images belong to the controller at " + controller
-                    + "; " + action + " them there (helio image " + (action.equals("remove") ? "rm" : action) + " --controller " + controller + ")");
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "this site's images are in the catalog of the controller at " + controller
+                    + ", which alone can " + action + " them");
         }
     }
 

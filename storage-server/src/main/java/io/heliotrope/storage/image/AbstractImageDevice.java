@@ -2,6 +2,7 @@ package io.heliotrope.storage.image;
 
 import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportDetails;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -35,6 +36,11 @@ public abstract class AbstractImageDevice implements BlockDevice {
         this.image = requireNonNull(image, "image is null");
         this.calls = requireNonNull(calls, "calls is null");
         this.onClose = requireNonNull(onClose, "onClose is null");
+    }
+
+    /** What a connection to an image of {@code sizeBytes} offers, as these devices' capabilities say: for a client that asks before it opens one. */
+    public static ExportDetails details(long sizeBytes) {
+        return new ExportDetails(sizeBytes, false, true, true);
     }
 
     /** The {@link Locality} context of [offset, offset + length): descriptors whose flags are {@link Locality#HERE}, {@link Locality#ELSEWHERE} or {@link Locality#ZERO}. */

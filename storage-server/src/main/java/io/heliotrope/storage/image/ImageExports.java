@@ -3,6 +3,8 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportDetails;
+import io.heliotrope.nbd.ListedExport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,12 @@ public final class ImageExports {
     /** Sessions still ending: a new session of the same image starts after them. */
     private final Map<String, CompletableFuture<Void>> ending = new HashMap<>();
 
+    /**
+     * An image in use here: how many connections (NBD clients, imports and exports) use it,
+     * and its session, null while it is still opening.
+     */
+    public record InUse(String name, int connections, ImageSession session) {}
+
     private static final class Use {
         final CompletableFuture<OpenImage> image;
         int connections;
@@ -54,8 +62,26 @@ public final class ImageExports {
         this.sessionExecutor = requireNonNull(sessionExecutor, "sessionExecutor is null");
     }
 
-    public List<String> exportNames() {
-        return sessions.imageNames();
+    /** The images a client may open, described; never blocks (see {@link ImageSessions#list()}). */
+    public CompletableFuture<List<ListedExport>> list() {
+        return sessions.list();
+    }
+
+    /** The images in use now, in name order. */
+    public synchronized List<InUse> inUse() {
+        return inUse.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(entry -> {
+                    CompletableFuture<OpenImage> image = entry.getValue().image;
+                    ImageSession session = image.isDone() && !image.isCompletedExceptionally() ? image.join().session() : null;
+                    return new InUse(entry.getKey(), entry.getValue().connections, session);
+                })
+                .toList();
+    }
+
+    /** What {@code NBD_OPT_INFO} tells of an image, without opening it: its size, and what every connection to an image offers. */
+    public CompletableFuture<ExportDetails> details(String name) {
+        return sessions.sizeBytes(name).thenApply(AbstractImageDevice::details);
     }
 
     /** Whether a client may select metadata contexts of {@code name}: answered from memory; an open decides for good. */

@@ -83,6 +83,15 @@ public interface ImageSession {
         return Optional.empty();
     }
 
+    /**
+     * How many blocks this session wrote under its lease and has not flushed to the controller
+     * yet. None at a standalone site, which has no controller. May read the store: call it off
+     * event loops.
+     */
+    default long unflushedBlocks() {
+        return 0;
+    }
+
     /** Ends the session: flushes what is left and gives the image up. */
     void close();
 }

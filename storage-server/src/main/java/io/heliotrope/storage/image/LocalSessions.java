@@ -2,6 +2,7 @@ package io.heliotrope.storage.image;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.SortedMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 import static java.util.Objects.requireNonNull;
@@ -40,9 +42,24 @@ public final class LocalSessions implements ImageSessions {
         this.nanoClock = requireNonNull(nanoClock, "nanoClock is null");
     }
 
+    /** The store's images: its catalog is in memory. */
     @Override
-    public List<String> imageNames() {
-        return store.listImages().stream().map(ImageInfo::name).toList();
+    public CompletableFuture<List<ListedExport>> list() {
+        return CompletableFuture.completedFuture(store.listImages().stream().map(image -> new ListedExport(image.name(), ExportDescriptions.of(image))).toList());
+    }
+
+    @Override
+    public CompletableFuture<Long> sizeBytes(String name) {
+        try {
+            return CompletableFuture.completedFuture(store.image(name).sizeBytes());
+        } catch (HeliotropeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public boolean mayExist(String name) {
+        return store.listImages().stream().anyMatch(image -> image.name().equals(name));
     }
 
     /** No controller to tell. */

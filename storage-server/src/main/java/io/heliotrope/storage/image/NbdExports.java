@@ -4,6 +4,8 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.ExportCatalog;
+import io.heliotrope.nbd.ExportDetails;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.nbd.NbdException;
 
 import java.util.List;
@@ -24,8 +26,14 @@ public final class NbdExports implements ExportCatalog {
     }
 
     @Override
-    public List<String> exportNames() {
-        return exports.exportNames();
+    public CompletableFuture<List<ListedExport>> list() {
+        return exports.list();
+    }
+
+    /** Without opening the image: an open takes its write lease, and may wait for another site's. */
+    @Override
+    public CompletableFuture<ExportDetails> details(String name) {
+        return exports.details(name);
     }
 
     @Override

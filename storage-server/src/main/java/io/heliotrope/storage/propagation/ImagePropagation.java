@@ -2,7 +2,10 @@ package io.heliotrope.storage.propagation;
 
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.propagation.PropagationManager.Backlog;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
@@ -23,23 +26,28 @@ public final class ImagePropagation implements AutoCloseable {
     /** Blocks counted per hold of the lock, so a 32 MiB request never keeps the pusher waiting long. */
     private static final int CHUNK = 256;
 
+    private final ImageInfo image;
     private final PropagationMetrics metrics;
+    private final Clock clock;
     private final int trackedBlocks;
     private final Consumer<ImagePropagation> onClose;
     private final Object lock = new Object();
     private final AccessStats stats = new AccessStats();
     private final PushQueue queue;
+    private final Arrivals arrivals;
     private final Pusher pusher;
     private boolean closed;
 
     ImagePropagation(ImageInfo image, Replication replication, PushGuard guard, PushContext context, RandomGenerator random,
             Consumer<ImagePropagation> onClose) {
-        requireNonNull(image, "image is null");
+        this.image = requireNonNull(image, "image is null");
         requireNonNull(replication, "replication is null");
         this.metrics = context.metrics();
+        this.clock = context.clock();
         this.trackedBlocks = context.config().trackedBlocks();
         this.onClose = requireNonNull(onClose, "onClose is null");
         this.queue = new PushQueue(stats, replication.k(), replication.s());
+        this.arrivals = new Arrivals(queue);
         this.pusher = new Pusher(this, image, context, random, requireNonNull(guard, "guard is null"));
         pusher.tune(replication);
     }
@@ -74,6 +82,8 @@ public final class ImagePropagation implements AutoCloseable {
      * version and never again.
      */
     public void recordWrite(long firstBlock, long count) {
+        // When blocks are queued: read from the clock once, at the first block queued anew (a hot block written again costs no look).
+        long now = 0;
         for (long block = firstBlock, end = firstBlock + count; block < end; ) {
             boolean pushable;
             int added = 0;
@@ -85,6 +95,8 @@ public final class ImagePropagation implements AutoCloseable {
                     int entry = stats.entry(block);
                     stats.addWrite(entry);
                     if (queue.add(entry)) {
+                        now = now == 0 ? clock.millis() : now;
+                        arrivals.add(entry, now);
                         added++;
                     }
                 }
@@ -126,6 +138,25 @@ public final class ImagePropagation implements AutoCloseable {
         }
     }
 
+    ImageInfo image() {
+        return image;
+    }
+
+    /**
+     * The blocks waiting to be pushed and how long the one queued first has waited. Those
+     * whose reads do not call for a push yet count too: they wait for reads. None waits while
+     * the image is not pushed at all (another mode, no site to push to).
+     */
+    Backlog backlog() {
+        if (!pusher.pushes()) {
+            return Backlog.NONE;
+        }
+        synchronized (lock) {
+            long oldest = arrivals.oldest();
+            return closed || oldest < 0 ? Backlog.NONE : new Backlog(queue.size(), Duration.ofMillis(Math.max(0, clock.millis() - oldest)));
+        }
+    }
+
     boolean hasPushable() {
         synchronized (lock) {
             return !closed && queue.hasPushable();
@@ -145,15 +176,21 @@ public final class ImagePropagation implements AutoCloseable {
         return taken == most ? blocks : Arrays.copyOf(blocks, taken);
     }
 
-    /** Queues blocks again after a push that failed; those written meanwhile are queued already. */
+    /**
+     * Queues blocks again after a push that failed, or that the guard held back; those written
+     * meanwhile are queued already. They count as queued now: their wait starts over.
+     */
     void putBack(long[] blocks) {
+        long now = clock.millis();
         int added = 0;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             for (long block : blocks) {
-                if (queue.add(stats.entry(block))) {
+                int entry = stats.entry(block);
+                if (queue.add(entry)) {
+                    arrivals.add(entry, now);
                     added++;
                 }
             }

@@ -6,8 +6,11 @@ import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.peer.Peers;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,6 +26,20 @@ import static java.util.Objects.requireNonNull;
  * others are counted, so a change of mode at run time pushes at once.
  */
 public final class PropagationManager implements AutoCloseable {
+    /** An image's blocks waiting to be pushed, and how long the one queued first has waited. */
+    public record Backlog(long blocks, Duration oldest) {
+        public static final Backlog NONE = new Backlog(0, Duration.ZERO);
+
+        public Backlog {
+            requireNonNull(oldest, "oldest is null");
+        }
+
+        /** The backlog of two sessions of one image, one still closing. */
+        Backlog plus(Backlog other) {
+            return new Backlog(blocks + other.blocks, oldest.compareTo(other.oldest) >= 0 ? oldest : other.oldest);
+        }
+    }
+
     private final PushContext context;
     private final RandomGenerator.SplittableGenerator random;
     private final Set<ImagePropagation> open = ConcurrentHashMap.newKeySet();
@@ -56,6 +73,18 @@ public final class PropagationManager implements AutoCloseable {
         ImagePropagation propagation = new ImagePropagation(image, replication, guard, context, imageRandom, open::remove);
         open.add(propagation);
         return propagation;
+    }
+
+    /** The backlog of each image open for write here whose blocks wait to be pushed, by name. */
+    public Map<String, Backlog> backlogs() {
+        Map<String, Backlog> backlogs = new TreeMap<>();
+        for (ImagePropagation propagation : open) {
+            Backlog backlog = propagation.backlog();
+            if (backlog.blocks() > 0) {
+                backlogs.merge(propagation.image().name(), backlog, Backlog::plus);
+            }
+        }
+        return backlogs;
     }
 
     /** Stops the pushes of every image still open. */

@@ -87,6 +87,11 @@ final class Pusher {
         signal();
     }
 
+    /** Whether it pushes: the image is proactive, with a site to push to and a cap that lets a block through. */
+    boolean pushes() {
+        return enabled;
+    }
+
     /** Wakes the pusher if it sleeps: blocks can be pushed. */
     void offer() {
         if (enabled && idle.compareAndSet(true, false)) {

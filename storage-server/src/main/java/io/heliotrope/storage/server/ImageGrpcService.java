@@ -6,6 +6,7 @@ import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageResponse;
+import io.heliotrope.proto.storage.v1.GetSiteStatusRequest;
 import io.heliotrope.proto.storage.v1.GetImageRequest;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
@@ -14,21 +15,25 @@ import io.heliotrope.proto.storage.v1.ListImagesResponse;
 import io.heliotrope.proto.storage.v1.ReadBlocksRequest;
 import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.ResizeImageRequest;
+import io.heliotrope.proto.storage.v1.SiteStatus;
 import io.heliotrope.proto.storage.v1.WriteBlocksRequest;
 import io.heliotrope.proto.storage.v1.WriteBlocksResponse;
 import io.heliotrope.storage.admin.ImageManager;
+import io.heliotrope.storage.status.SiteStatusService;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 import static java.util.Objects.requireNonNull;
 
-/** {@code heliotrope.storage.v1.ImageService}: protos in, {@link ImageManager} calls, protos out. */
+/** {@code heliotrope.storage.v1.ImageService}: protos in, {@link ImageManager} or {@link SiteStatusService} calls, protos out. */
 public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBase {
     private final ImageManager manager;
+    private final SiteStatusService status;
 
-    public ImageGrpcService(ImageManager manager) {
+    public ImageGrpcService(ImageManager manager, SiteStatusService status) {
         this.manager = requireNonNull(manager, "manager is null");
+        this.status = requireNonNull(status, "status is null");
     }
 
     @Override
@@ -66,6 +71,11 @@ public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBas
     @Override
     public void readBlocks(ReadBlocksRequest request, StreamObserver<ReadBlocksResponse> observer) {
         new ImageExport(manager, request.getName(), (ServerCallStreamObserver<ReadBlocksResponse>) observer).start();
+    }
+
+    @Override
+    public void getSiteStatus(GetSiteStatusRequest request, StreamObserver<SiteStatus> observer) {
+        reply(status.status(), ImageProtos::toProto, observer);
     }
 
     private static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toProto, StreamObserver<R> observer) {

@@ -1,9 +1,13 @@
 package io.heliotrope.storage.server;
 
 import io.heliotrope.proto.storage.v1.ImageInfo;
+import io.heliotrope.proto.storage.v1.PeerTraffic;
+import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SiteStatus;
 import io.heliotrope.proto.storage.v1.StaleBlocks;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.admin.ImageManager.ImageStatus;
+import io.heliotrope.storage.status.SiteState;
 
 /** Conversions between the image domain and its protos. */
 final class ImageProtos {
@@ -22,5 +26,24 @@ final class ImageProtos {
                         .map(stale -> StaleBlocks.newBuilder().setHolder(stale.getKey()).setBlocks(stale.getValue()).build())
                         .toList())
                 .build();
+    }
+
+    static SiteStatus toProto(SiteState state) {
+        SiteStatus.Builder status = SiteStatus.newBuilder().setSite(state.site()).setStartedEpochMillis(state.started().toEpochMilli());
+        for (SiteState.Image image : state.images()) {
+            status.addImages(SiteImageStatus.newBuilder()
+                    .setName(image.name())
+                    .setUuid(image.identity() == null ? "" : image.identity().toString())
+                    .setAllocatedBlocks(image.dataBlocks())
+                    .setZeroBlocks(image.zeroBlocks())
+                    .setConnections(image.connections())
+                    .setDirtyBlocks(image.dirtyBlocks())
+                    .setQueuedBlocks(image.backlog().blocks())
+                    .setOldestQueuedMillis(image.backlog().oldest().toMillis())
+                    .setPushedBytes(image.traffic().pushed())
+                    .setFetchedBytes(image.traffic().fetched()));
+        }
+        state.peers().forEach((peer, bytes) -> status.addPeers(PeerTraffic.newBuilder().setPeer(peer).setPushedBytes(bytes.pushed()).setFetchedBytes(bytes.fetched())));
+        return status.build();
     }
 }

@@ -17,6 +17,7 @@ import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
 import io.heliotrope.storage.peer.PeerFetcher;
 import io.heliotrope.storage.peer.PeerMetrics;
+import io.heliotrope.storage.peer.PeerMetrics.Traffic;
 import io.heliotrope.storage.peer.PeerService;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.RegisteredSites;
@@ -40,6 +41,7 @@ import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.image.NbdExports;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
+import io.heliotrope.storage.status.SiteStatusService;
 import io.heliotrope.storage.view.Controller;
 import io.heliotrope.storage.view.ControllerSessions;
 import io.heliotrope.storage.view.GrpcController;
@@ -56,6 +58,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
@@ -86,6 +89,7 @@ public final class StorageServer implements AutoCloseable {
 
     public StorageServer(SiteConfig config) {
         this.config = config;
+        Instant started = Instant.now();
         try {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             components.push(registry::close);
@@ -142,7 +146,10 @@ public final class StorageServer implements AutoCloseable {
 
             ExecutorService adminCalls = pool("site-admin", ADMIN_THREADS, QUEUED_CALLS);
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
-            ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()));
+            SiteStatusService status = new SiteStatusService(config.site(), started, store, exports,
+                    replicas == null ? Map::of : replicas.propagation()::backlogs, links == null ? () -> Traffic.NONE : links.metrics()::blockBytes,
+                    pool("site-status", 1, QUEUED_CENSUSES));
+            ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status);
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
             grpc = replicas == null ? GrpcServers.start(grpcAddress, grpcCalls, images)
                     : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service());
@@ -184,7 +191,7 @@ public final class StorageServer implements AutoCloseable {
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.isOpen(image.name()) && CopyRule.NEWER.accepts(copy, local),
                 peerStore);
         return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()),
-                new ModeReplicators(config.site(), propagation, peers, sites, view), new PeerGrpcService(service, sites, peerMetrics));
+                new ModeReplicators(config.site(), propagation, peers, sites, view), new PeerGrpcService(service, sites, peerMetrics), propagation);
     }
 
     /**
@@ -203,7 +210,8 @@ public final class StorageServer implements AutoCloseable {
 
     private record Links(RegisteredSites sites, PeerMetrics metrics, GrpcPeers peers) {}
 
-    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, PeerGrpcService service) {}
+    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, PeerGrpcService service,
+                            PropagationManager propagation) {}
 
     /**
      * Registers with the controller, flushes what an earlier run left, then keeps the
@@ -285,6 +293,8 @@ public final class StorageServer implements AutoCloseable {
     private static final int FLUSH_THREADS = 2;
     /** gRPC callbacks only convert and hand calls on. */
     private static final int GRPC_THREADS = 4;
+    /** The site's status takes one census of the store at a time; more never queue. */
+    private static final int QUEUED_CENSUSES = 4;
     /** Admin and gRPC calls beyond this many waiting are refused, for the client to try again. */
     private static final int QUEUED_CALLS = 1024;
     /**

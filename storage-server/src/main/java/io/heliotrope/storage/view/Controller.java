@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 import static java.util.Objects.requireNonNull;
 
@@ -26,6 +27,17 @@ public interface Controller extends AutoCloseable {
 
     /** The controller's catalog: each image's name and identity, in name order. */
     Map<String, UUID> images();
+
+    /**
+     * The catalog as clients list it: each image with its size, mode, home, lease holder and
+     * where its current blocks are, in name order. Images whose mode this site does not know
+     * are left out: it cannot serve them. Does not block; fails with {@code PEER_UNAVAILABLE}
+     * when the controller has not answered within {@code timeout}.
+     */
+    CompletableFuture<List<CatalogImage>> catalog(Duration timeout);
+
+    /** One image of the catalog, as {@link #catalog} lists it: fails with {@code IMAGE_NOT_FOUND} when there is none. Does not block. */
+    CompletableFuture<CatalogImage> image(String name, Duration timeout);
 
     /** The registered sites, this one included, in name order. */
     List<SiteAddress> sites();
@@ -129,6 +141,21 @@ public interface Controller extends AutoCloseable {
             SortedSet<String> sites = new TreeSet<>();
             syncSites.forEach(sites::addAll);
             return sites;
+        }
+    }
+
+    /**
+     * An image of the catalog: {@code holder} holds its write lease (empty: nobody), {@code home}
+     * is empty until chosen, and {@code currentBlocks} gives, per site, the blocks whose latest
+     * committed version it holds.
+     */
+    record CatalogImage(String name, long sizeBytes, Replication.Mode mode, String home, String holder, Map<String, Long> currentBlocks) {
+        public CatalogImage {
+            requireNonNull(name, "name is null");
+            requireNonNull(mode, "mode is null");
+            requireNonNull(home, "home is null");
+            requireNonNull(holder, "holder is null");
+            currentBlocks = Map.copyOf(currentBlocks);
         }
     }
 

@@ -214,6 +214,11 @@ final class ControllerSession implements ImageSession {
     }
 
     @Override
+    public long unflushedBlocks() {
+        return ownDirty().size();
+    }
+
+    @Override
     public void fetched(GlobalBlock block) {
         stale.remove(block.block(), block);
     }

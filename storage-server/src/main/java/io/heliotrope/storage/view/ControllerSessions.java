@@ -1,6 +1,7 @@
 package io.heliotrope.storage.view;
 
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Dirty;
@@ -67,7 +68,7 @@ public final class ControllerSessions implements ImageSessions {
     private final Set<String> opening = ConcurrentHashMap.newKeySet();
     /** Per image, the turn of its last open, close or recovery; it completes when that ends. */
     private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
-    private volatile List<String> names = List.of();
+    private final CatalogExports exports;
 
     /**
      * @param recovery settles what an open owes for a dead sync holding before the image is served
@@ -86,6 +87,7 @@ public final class ControllerSessions implements ImageSessions {
         this.scheduler = requireNonNull(scheduler, "scheduler is null");
         this.checkpointInterval = requireNonNull(checkpointInterval, "checkpointInterval is null");
         this.checkpointBlocks = checkpointBlocks;
+        this.exports = new CatalogExports(site, controller);
     }
 
     /** Adds this site to the controller's registry with the addresses it serves on. */
@@ -148,8 +150,7 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     /**
-     * Keeps the export list fresh without ever asking the controller on an event loop, and
-     * drops the copies of removed images. A copy in its image's turn (being opened or
+     * Drops the copies of removed images. A copy in its image's turn (being opened or
      * closed) or open here is left for a later refresh.
      */
     public void refresh() {
@@ -162,7 +163,6 @@ public final class ControllerSessions implements ImageSessions {
             log.warn("site {}: cannot refresh the image list: {}", site, e.getMessage());
             return;
         }
-        names = List.copyOf(catalog.keySet());
         for (ImageInfo copy : here) {
             UUID identity = catalog.get(copy.name());
             if (!copy.isCopyOf(identity)) {
@@ -180,16 +180,22 @@ public final class ControllerSessions implements ImageSessions {
         }
     }
 
+    /** Every image of the controller's catalog that this site can serve, as the controller has it now. */
     @Override
-    public List<String> imageNames() {
-        return names;
+    public CompletableFuture<List<ListedExport>> list() {
+        return exports.list();
+    }
+
+    /** As the catalog has it: the controller's answer, without taking the lease. */
+    @Override
+    public CompletableFuture<Long> sizeBytes(String name) {
+        return exports.sizeBytes(name);
     }
 
     /**
-     * The catalog as last refreshed names every image but those created since the last
-     * refresh (a few seconds): an unknown name is left to the open, which asks the
-     * controller (a client that selects a metadata context right after creating its image
-     * would otherwise get none).
+     * Any name: the catalog is the controller's, which cannot be asked from memory, so the
+     * open decides (a client that selects a metadata context of an image created a moment
+     * ago must get one).
      */
     @Override
     public boolean mayExist(String name) {
@@ -332,6 +338,11 @@ public final class ControllerSessions implements ImageSessions {
         @Override
         public void fetched(GlobalBlock block) {
             session.fetched(block);
+        }
+
+        @Override
+        public long unflushedBlocks() {
+            return session.unflushedBlocks();
         }
 
         @Override

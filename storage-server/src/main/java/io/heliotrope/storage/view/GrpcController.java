@@ -15,17 +15,21 @@ import io.heliotrope.proto.controller.v1.FlushRequest;
 import io.heliotrope.proto.controller.v1.FlushResponse;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
+import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
 import io.heliotrope.proto.controller.v1.ListImagesRequest;
+import io.heliotrope.proto.controller.v1.ListImagesResponse;
 import io.heliotrope.proto.controller.v1.ListSitesRequest;
 import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.OpenMode;
 import io.heliotrope.proto.controller.v1.PeerRtt;
+import io.heliotrope.proto.controller.v1.PropagationMode;
 import io.heliotrope.proto.controller.v1.RecordSyncSitesRequest;
 import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.Site;
+import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.controller.v1.SyncRecovery;
 import io.heliotrope.proto.controller.v1.TransitionTable;
 import io.heliotrope.storage.BlockStore.BlockState;
@@ -41,11 +45,15 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
@@ -92,6 +100,66 @@ public final class GrpcController implements Controller {
                 images.put(image.getName(), UUID.fromString(image.getUuid()));
             }
             return images;
+        });
+    }
+
+    @Override
+    public CompletableFuture<List<CatalogImage>> catalog(Duration timeout) {
+        // One deadline for the list and every image's status.
+        ControllerServiceGrpc.ControllerServiceStub stub = asking(timeout);
+        ResponseFuture<ListImagesResponse> listed = new ResponseFuture<>();
+        stub.listImages(ListImagesRequest.getDefaultInstance(), listed);
+        return answer(listed.thenCompose(response -> {
+            List<CompletableFuture<Optional<CatalogImage>>> images = response.getImagesList().stream()
+                    .filter(config -> config.getMode() != PropagationMode.UNRECOGNIZED)
+                    .map(config -> unlessRemoved(answer(catalogImage(stub, config.getName()))))
+                    .toList();
+            return CompletableFuture.allOf(images.toArray(CompletableFuture[]::new))
+                    .thenApply(all -> images.stream().flatMap(image -> image.join().stream()).toList());
+        }));
+    }
+
+    /** Empty for an image removed since the list was read; any other failure fails the list. */
+    private static CompletableFuture<Optional<CatalogImage>> unlessRemoved(CompletableFuture<CatalogImage> image) {
+        return image.handle((found, failure) -> {
+            if (failure == null) {
+                return Optional.of(found);
+            }
+            Throwable cause = HeliotropeException.unwrap(failure);
+            if (cause instanceof HeliotropeException e && e.code() == ErrorCode.IMAGE_NOT_FOUND) {
+                return Optional.empty();
+            }
+            throw new CompletionException(cause);
+        });
+    }
+
+    @Override
+    public CompletableFuture<CatalogImage> image(String name, Duration timeout) {
+        return answer(catalogImage(asking(timeout), name));
+    }
+
+    private CompletableFuture<CatalogImage> catalogImage(ControllerServiceGrpc.ControllerServiceStub stub, String name) {
+        ResponseFuture<ImageStatus> status = new ResponseFuture<>();
+        stub.getImage(GetImageRequest.newBuilder().setName(name).build(), status);
+        return status.thenApply(image -> {
+            ImageConfig config = image.getConfig();
+            return new CatalogImage(config.getName(), config.getSizeBytes(), mode(config), config.getHome(), image.getLease().getHolder(),
+                    image.getCurrentBlocksList().stream().collect(Collectors.toMap(SiteBlocks::getSite, SiteBlocks::getBlocks, Long::sum)));
+        });
+    }
+
+    /** A stub for calls that must not block, all within {@code timeout} from now. */
+    private ControllerServiceGrpc.ControllerServiceStub asking(Duration timeout) {
+        return ControllerServiceGrpc.newStub(channel).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** A call's answer, its failure as our error. */
+    private <T> CompletableFuture<T> answer(CompletableFuture<T> call) {
+        return call.handle((value, failure) -> {
+            if (failure != null) {
+                throw GrpcErrors.toException(failure, "controller at " + target);
+            }
+            return value;
         });
     }
 
@@ -208,7 +276,12 @@ public final class GrpcController implements Controller {
                 }
             }
         }
-        Replication.Mode mode = switch (config.getMode()) {
+        return new Replication(mode(config), config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(),
+                config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions);
+    }
+
+    private static Replication.Mode mode(ImageConfig config) {
+        return switch (config.getMode()) {
             case PROPAGATION_MODE_ON_DEMAND -> Replication.Mode.ON_DEMAND;
             case PROPAGATION_MODE_SYNC -> Replication.Mode.SYNC;
             case PROPAGATION_MODE_REMOTE -> Replication.Mode.REMOTE;
@@ -217,8 +290,6 @@ public final class GrpcController implements Controller {
             case UNRECOGNIZED -> throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + config.getName()
                     + "' has a replication mode this site does not know (" + config.getModeValue() + "): upgrade the site");
         };
-        return new Replication(mode, config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(),
-                config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions);
     }
 
     private static Recovery recovery(SyncRecovery recovery) {

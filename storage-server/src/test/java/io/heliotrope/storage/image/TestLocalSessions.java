@@ -3,6 +3,7 @@ package io.heliotrope.storage.image;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.ImageInfo;
@@ -84,6 +85,17 @@ class TestLocalSessions {
         List<Long> versions = new ArrayList<>();
         memory.forEachBlock(info.id(), block -> versions.add(block.version()));
         assertThat(versions).containsExactly(Version.compose(earlier, 1), Version.compose(session.epoch(), 1));
+    }
+
+    @Test
+    void listsTheStoresImagesWithTheirSizes() {
+        memory.createImage("b-disk", 1 << 20);
+        memory.createImage("a-disk", 6 * BLOCK_SIZE);
+        LocalSessions sessions = new LocalSessions(store);
+
+        assertThat(sessions.list().join()).containsExactly(new ListedExport("a-disk", "24 KiB"), new ListedExport("b-disk", "1 MiB"));
+        assertThat(sessions.mayExist("a-disk")).isTrue();
+        assertThat(sessions.mayExist("c-disk")).isFalse();
     }
 
     @Test

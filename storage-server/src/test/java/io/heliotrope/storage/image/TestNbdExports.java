@@ -2,6 +2,8 @@ package io.heliotrope.storage.image;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.nbd.ExportDetails;
 import io.heliotrope.nbd.NbdException;
 import io.heliotrope.nbd.protocol.NbdError;
 import io.heliotrope.nbd.protocol.NbdErrors;
@@ -70,9 +72,29 @@ class TestNbdExports {
                 .hasMessage("image 'nope' does not exist");
     }
 
-    private static NbdExports exports() {
+    @Test
+    void theDetailsOfAnImageAreThoseOfAConnectionToItWithoutOpeningIt() {
         MemoryBlockStore store = new MemoryBlockStore();
+        store.createImage("disk", 1 << 20);
+        ImageExports images = imageExports(store);
+        NbdExports exports = new NbdExports(images);
+
+        ExportDetails details = exports.details("disk").join();
+        assertThat(images.inUse()).isEmpty();
+        try (BlockDevice device = exports.open("disk").join()) {
+            assertThat(details).isEqualTo(ExportDetails.of(device)).extracting(ExportDetails::size).isEqualTo(1L << 20);
+        }
+        Throwable failure = exports.details("nope").handle((ignored, thrown) -> thrown).join();
+        assertThat(exports.translate(failure))
+                .isInstanceOfSatisfying(NbdException.class, e -> assertThat(e.kind()).isEqualTo(NbdException.Kind.UNKNOWN_EXPORT));
+    }
+
+    private static NbdExports exports() {
+        return new NbdExports(imageExports(new MemoryBlockStore()));
+    }
+
+    private static ImageExports imageExports(MemoryBlockStore store) {
         DeviceFactory devices = new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT);
-        return new NbdExports(new ImageExports(new LocalSessions(store), devices, Runnable::run));
+        return new ImageExports(new LocalSessions(store), devices, Runnable::run);
     }
 }

@@ -6,6 +6,7 @@ import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.Replication.Mode;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.peer.Peers.ImageRef;
+import io.heliotrope.storage.propagation.PropagationManager.Backlog;
 import io.heliotrope.storage.propagation.TestingPeers.Pushed;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -20,6 +21,7 @@ import java.util.UUID;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 class TestPropagationManager {
     private static final String HERE = "us-east";
@@ -243,6 +245,41 @@ class TestPropagationManager {
 
         assertThat(peers.pushes()).isEmpty();
         assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
+    }
+
+    @Test
+    void theBacklogCountsTheBlocksWaitingAndHowLongTheFirstQueuedHasWaited() {
+        // S = 1: a block never read waits for reads.
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 1, TO_THERE));
+        write(1, 1);
+        write(2, 2);
+        propagation.recordWrite(1, 1);
+        scheduler.advance(Duration.ofSeconds(3));
+        propagation.recordWrite(2, 1);
+        scheduler.advance(Duration.ofSeconds(2));
+        assertThat(manager.backlogs()).containsExactly(entry("disk", new Backlog(2, Duration.ofSeconds(5))));
+
+        // A read lets block 1 go: block 2 has waited 3 s since it was queued.
+        propagation.recordRead(1, 1);
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(peers.pushes()).hasSize(1);
+        assertThat(manager.backlogs()).containsExactly(entry("disk", new Backlog(1, Duration.ofSeconds(3))));
+
+        propagation.recordRead(2, 1);
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(manager.backlogs()).isEmpty();
+    }
+
+    @Test
+    void anImageThatIsNotPushedHasNoBacklog() {
+        ImagePropagation onDemand = manager.open(image, PushGuard.NONE, replication(1000, 1, TO_THERE).withMode(Mode.ON_DEMAND));
+        writeAll(onDemand, 4);
+        ImagePropagation nowhereToGo = manager.open(store.createImage("other", 64 * BLOCK_SIZE, UUID.randomUUID()), PushGuard.NONE,
+                replication(1000, 1, Map.of()));
+        writeAll(nowhereToGo, 4);
+
+        assertThat(onDemand.queued()).isEqualTo(4);
+        assertThat(manager.backlogs()).isEmpty();
     }
 
     private PropagationManager manager(PropagationConfig config) {

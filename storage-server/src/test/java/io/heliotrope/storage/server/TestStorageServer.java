@@ -3,8 +3,12 @@ package io.heliotrope.storage.server;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.heliotrope.proto.storage.v1.CreateImageRequest;
+import io.heliotrope.proto.storage.v1.GetSiteStatusRequest;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.ListImagesRequest;
+import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SiteStatus;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -17,6 +21,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TestStorageServer {
+    @Test
+    void reportsItsStatusOverGrpc() throws InterruptedException {
+        SiteConfig config = SiteConfigLoader.load(null, Map.of("site", "lone", "store", "memory", "nbdPort", 0, "grpcPort", 0, "metricsPort", 0));
+        long before = System.currentTimeMillis();
+        try (StorageServer site = new StorageServer(config)) {
+            ManagedChannel channel = Grpc.newChannelBuilderForAddress("127.0.0.1", site.grpcPort(), InsecureChannelCredentials.create()).build();
+            try {
+                ImageServiceGrpc.ImageServiceBlockingStub images = ImageServiceGrpc.newBlockingStub(channel);
+                images.createImage(CreateImageRequest.newBuilder().setName("disk").setSizeBytes(1 << 20).build());
+
+                SiteStatus status = images.getSiteStatus(GetSiteStatusRequest.getDefaultInstance());
+
+                assertThat(status.getSite()).isEqualTo("lone");
+                assertThat(status.getStartedEpochMillis()).isBetween(before, System.currentTimeMillis());
+                assertThat(status.getImagesList()).containsExactly(SiteImageStatus.newBuilder().setName("disk").build());
+                assertThat(status.getPeersList()).isEmpty();
+            } finally {
+                channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     @Test
     void listensOnlyOnItsBindAddress() throws IOException, InterruptedException {
         SiteConfig config = SiteConfigLoader.load(null, Map.of("store", "memory", "nbdPort", 0, "grpcPort", 0, "metricsPort", 0));

@@ -6,6 +6,7 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.view.Controller.CatalogImage;
 import io.heliotrope.storage.view.Controller.Recovery;
 import io.heliotrope.version.Version;
 
@@ -17,8 +18,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
 
 /**
  * A controller in memory for one or more sites of a test: leases with epochs, advanced
@@ -39,6 +42,7 @@ public final class TestingController {
     private final Set<String> expired = new TreeSet<>();
     private final Map<String, Replication> replications = new TreeMap<>();
     private boolean loseAdvanceReply;
+    private boolean unreachable;
 
     public synchronized void createImage(String name, long sizeBytes) {
         sizes.put(name, sizeBytes);
@@ -99,6 +103,11 @@ public final class TestingController {
         }
     }
 
+    /** Whether the catalog's listings and images fail to come, as if the controller did not answer. */
+    public synchronized void unreachable(boolean unreachable) {
+        this.unreachable = unreachable;
+    }
+
     /** The next advance of a lease goes through, but its caller hears only that the controller did not answer. */
     synchronized void loseNextAdvanceReply() {
         loseAdvanceReply = true;
@@ -117,6 +126,14 @@ public final class TestingController {
         Map<Long, GlobalBlock> view = new TreeMap<>();
         logs.get(image).forEach(delta -> delta.forEach(entry -> view.put(entry.block(), entry)));
         return view;
+    }
+
+    private synchronized CatalogImage catalogImage(String image) {
+        Replication replication = replications.getOrDefault(image, Replication.defaults(""));
+        Map<String, Long> current = view(image).values().stream()
+                .filter(block -> !block.zero())
+                .collect(Collectors.groupingBy(GlobalBlock::holder, Collectors.counting()));
+        return new CatalogImage(image, sizes.get(image), replication.mode(), replication.home(), holders.getOrDefault(image, ""), current);
     }
 
     private long grant(String image, String site) {
@@ -151,6 +168,27 @@ public final class TestingController {
             public Map<String, UUID> images() {
                 synchronized (TestingController.this) {
                     return new TreeMap<>(identities);
+                }
+            }
+
+            @Override
+            public CompletableFuture<List<CatalogImage>> catalog(Duration timeout) {
+                synchronized (TestingController.this) {
+                    if (unreachable) {
+                        return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot reach the controller"));
+                    }
+                    return CompletableFuture.completedFuture(sizes.keySet().stream().map(TestingController.this::catalogImage).toList());
+                }
+            }
+
+            @Override
+            public CompletableFuture<CatalogImage> image(String name, Duration timeout) {
+                synchronized (TestingController.this) {
+                    if (unreachable) {
+                        return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot reach the controller"));
+                    }
+                    return sizes.containsKey(name) ? CompletableFuture.completedFuture(catalogImage(name))
+                            : CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image '" + name + "' does not exist"));
                 }
             }
 

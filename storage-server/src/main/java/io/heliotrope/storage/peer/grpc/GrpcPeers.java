@@ -60,7 +60,7 @@ public final class GrpcPeers implements Peers {
                     for (int i = 0; i < responses.size(); i++) {
                         copies.addAll(PeerProtos.copies(batches.get(i), responses.get(i), site));
                     }
-                    metrics.fetched(site, wanted.size(), copies.size(), start);
+                    metrics.fetched(site, image.name(), wanted.size(), copies.size(), dataBytes(copies), start);
                     return copies;
                 });
         return finish(site, Call.FETCH, fetched);
@@ -80,7 +80,7 @@ public final class GrpcPeers implements Peers {
                             count += batch[j] ? 1 : 0;
                         }
                     }
-                    metrics.pushed(site, count, copies.size() - count, copies.stream().filter(copy -> !copy.zero()).count() * BLOCK_SIZE);
+                    metrics.pushed(site, image.name(), count, copies.size() - count, dataBytes(copies));
                     return stored;
                 });
         return finish(site, Call.PUSH, pushed);
@@ -146,6 +146,11 @@ public final class GrpcPeers implements Peers {
     @Override
     public void close() {
         channels.close();
+    }
+
+    /** The block data the copies carry: zero markers carry none. */
+    private static long dataBytes(List<Copy> copies) {
+        return copies.stream().filter(copy -> !copy.zero()).count() * BLOCK_SIZE;
     }
 
     private static <T> List<List<T>> batches(List<T> items) {

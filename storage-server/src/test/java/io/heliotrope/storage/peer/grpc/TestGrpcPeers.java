@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.peer.PeerMetrics;
+import io.heliotrope.storage.peer.PeerMetrics.BlockBytes;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.peer.TestingSiteDirectory;
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.SKIP;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.tuple;
 
 /** Site a calls site b over gRPC on 127.0.0.1, as {@link GrpcPeers} and {@link PeerGrpcService} do between sites. */
@@ -39,7 +41,8 @@ class TestGrpcPeers {
     private final TestingSiteDirectory directory = new TestingSiteDirectory("a").put("a", "127.0.0.1:1");
     private final TestingPeerSite b = new TestingPeerSite("b", directory);
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final GrpcPeers peers = new GrpcPeers("a", directory.put("b", b.address()), new PeerMetrics(registry), new GrpcPeersConfig(4, TIMEOUT));
+    private final PeerMetrics metrics = new PeerMetrics(registry);
+    private final GrpcPeers peers = new GrpcPeers("a", directory.put("b", b.address()), metrics, new GrpcPeersConfig(4, TIMEOUT));
     private final ImageRef disk = new ImageRef(UUID.randomUUID(), "disk", SIZE);
 
     TestGrpcPeers() throws IOException {}
@@ -83,6 +86,21 @@ class TestGrpcPeers {
         assertThat(read(b.store, id, 1)).isEqualTo(filled(1, 3));
         assertThat(read(b.store, id, 2)).isEqualTo(filled(2, 1));
         assertThat(b.store.usage(id).zeroBlocks()).isEqualTo(1);
+    }
+
+    @Test
+    void pushesAndFetchesCountTheBlockDataTheyCarryPerPeerAndPerImage() {
+        long id = b.store.createImage("disk", SIZE, disk.identity()).id();
+        b.store.write(id, 1, filled(1, 7), 10, SKIP, false);
+        b.store.zeroBlocks(id, new long[] {2}, 10, SKIP, false);
+
+        peers.fetch("b", disk, List.of(new Wanted(1, 10), new Wanted(2, 10), new Wanted(3, 10))).join();
+        peers.push("b", disk, List.of(new Copy(4, 11, filled(4, 1)), new Copy(5, 11, filled(5, 2)), new Copy(6, 11, null))).join();
+
+        BlockBytes expected = new BlockBytes(2 * BLOCK_SIZE, BLOCK_SIZE);
+        assertThat(metrics.blockBytes().byPeer()).containsExactly(entry("b", expected));
+        assertThat(metrics.blockBytes().byImage()).containsExactly(entry("disk", expected));
+        assertThat(registry.get("heliotrope.peer.fetch.bytes").tag("peer", "b").counter().count()).isEqualTo(BLOCK_SIZE);
     }
 
     @Test
