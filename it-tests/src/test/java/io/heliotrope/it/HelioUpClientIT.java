@@ -23,7 +23,7 @@ class HelioUpClientIT {
         Map<String, String> env = Map.of("XDG_CONFIG_HOME", configHome.toString());
         Path clientConfig = configHome.resolve("heliotrope/client.yaml");
         List<String> command = Tools.helioCommand(List.of("-Xmx1g"), "up", "--data-dir", dataDir.toString(),
-                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--controller-port", "0");
+                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--controller-port", "0", "--status-port", "0");
 
         try (ChildProcess up = ChildProcess.start("helio-up", command, env)) {
             Await.until("helio up wrote " + clientConfig, TIMEOUT, () -> Files.exists(clientConfig) || !up.isAlive());
