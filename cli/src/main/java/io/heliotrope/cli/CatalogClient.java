@@ -8,8 +8,10 @@ import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.ListImagesRequest;
+import io.heliotrope.proto.controller.v1.ListSitesRequest;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.RttMatrix;
+import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.SetImageRequest;
 
 import java.util.List;
@@ -43,6 +45,10 @@ final class CatalogClient extends GrpcClient {
 
     ImageStatus get(String name) {
         return call(() -> blocking().getImage(GetImageRequest.newBuilder().setName(name).build()));
+    }
+
+    List<Site> sites() {
+        return call(() -> blocking().listSites(ListSitesRequest.getDefaultInstance()).getSitesList());
     }
 
     void delete(String name) {

@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -61,7 +62,7 @@ final class ImageCommand {
 
         abstract void run(ImageClient client, PrintStream out) throws Exception;
 
-        void run(CatalogClient catalog, PrintStream out) {
+        void run(CatalogClient catalog, PrintStream out) throws Exception {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
                     "'image " + getClass().getAnnotation(Command.class).name() + "' moves data through a site: use --server SITE, not --controller");
         }
@@ -203,41 +204,116 @@ final class ImageCommand {
         }
     }
 
+    /** What import and export share: the format, progress, and under a controller the site the data goes through. */
+    abstract static class Transfer extends Subcommand {
+        @Option(names = "--site", paramLabel = "NAME",
+                description = "With a controller: the site to move the data through (default: the image's home, else the first site).")
+        String site;
+
+        @Option(names = "--progress", negatable = true,
+                description = "Show bytes done, rate and time left on stderr (default: when stderr is a terminal).")
+        Boolean progress;
+
+        boolean showProgress() {
+            return progress != null ? progress : Progress.stderrIsTerminal();
+        }
+
+        static ImageFormat format(String name) {
+            return name == null ? null : ImageFormat.named(name);
+        }
+
+        /** The site of {@code --site}, else {@code home} when it is registered, else the first site. */
+        Site site(CatalogClient catalog, String home) {
+            java.util.List<Site> sites = catalog.sites();
+            String wanted = site != null ? site : home;
+            for (Site registered : sites) {
+                if (registered.getName().equals(wanted)) {
+                    return registered;
+                }
+            }
+            if (site != null) {
+                throw new HeliotropeException(ErrorCode.SITE_NOT_FOUND, "site '" + site + "' is not registered with the controller");
+            }
+            if (sites.isEmpty()) {
+                throw new HeliotropeException(ErrorCode.SITE_NOT_FOUND, "the controller has no sites to move data through");
+            }
+            return sites.get(0);
+        }
+
+        void checkNoSite() {
+            if (site != null) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--site picks one of a controller's sites; without --controller there is one site");
+            }
+        }
+    }
+
     @Command(name = "import", mixinStandardHelpOptions = true,
-            description = {"Create image NAME from a raw FILE. Blocks of zeros are not sent (sparse).",
-                    "The size is the file's, rounded up to 4096 bytes. If the import fails, the new image is removed."})
-    static final class Import extends Subcommand {
+            description = {"Create image NAME from FILE: raw, or qcow2 or another format qemu-img reads (qemu-img then does the reading).",
+                    "The size is the file's (for raw) or the disk's it holds, rounded up to 4096 bytes. Blocks of zeros are not sent.",
+                    "If the import fails or is interrupted, the new image is removed."})
+    static final class Import extends Transfer {
         @Parameters(index = "0", paramLabel = "FILE")
         Path file;
 
         @Parameters(index = "1", paramLabel = "NAME")
         String name;
 
+        @Option(names = "--format", paramLabel = "FORMAT",
+                description = "FILE's format: raw, qcow2, qed, vmdk, vdi, vhdx or vpc (default: detected from its first bytes).")
+        String format;
+
         @Override
         void run(ImageClient client, PrintStream out) throws Exception {
-            ImageTransfer.Result result = ImageTransfer.importFile(client, file, name);
-            out.println("imported " + file + " as " + name + ": " + format(result.sizeBytes()) + ", "
-                    + format(result.dataBytes()) + " of data sent");
+            checkNoSite();
+            report(ImageTransfer.importFile(TransferRoutes.standalone(client, parent.server), file, name, format(format), showProgress()), out);
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) throws Exception {
+            ImageFormat known = format(format);
+            report(ImageTransfer.importFile(TransferRoutes.controller(catalog, site(catalog, "")), file, name, known, showProgress()), out);
+        }
+
+        private void report(ImageTransfer.Result result, PrintStream out) {
+            out.println("imported " + file + " (" + result.format().qemuName() + ") as " + name + ": " + Sizes.format(result.sizeBytes())
+                    + (result.dataBytes() < 0 ? "" : ", " + Sizes.format(result.dataBytes()) + " of data sent"));
         }
     }
 
     @Command(name = "export", mixinStandardHelpOptions = true,
-            description = "Write image NAME to a raw FILE; zero ranges stay holes in the file (sparse).")
-    static final class Export extends Subcommand {
+            description = {"Write image NAME to FILE: raw, with the image's zero ranges as holes, or qcow2 or another format",
+                    "qemu-img writes (qemu-img then does the writing). If the export fails or is interrupted, FILE is removed."})
+    static final class Export extends Transfer {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
 
         @Parameters(index = "1", paramLabel = "FILE")
         Path file;
 
+        @Option(names = "--format", paramLabel = "FORMAT",
+                description = "FILE's format: raw, qcow2, qed, vmdk, vdi, vhdx or vpc (default: by FILE's extension, .qcow2 and so on; raw otherwise).")
+        String format;
+
         @Option(names = "--force", description = "Overwrite FILE if it exists.")
         boolean force;
 
         @Override
         void run(ImageClient client, PrintStream out) throws Exception {
-            ImageTransfer.Result result = ImageTransfer.exportFile(client, name, file, force);
-            out.println("exported " + name + " to " + file + ": " + format(result.sizeBytes()) + ", "
-                    + format(result.dataBytes()) + " of data written");
+            checkNoSite();
+            ImageFormat known = format(format);
+            report(ImageTransfer.exportImage(TransferRoutes.standalone(client, parent.server, name), file, known, force, showProgress()), out);
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) throws Exception {
+            ImageFormat known = format(format);
+            String home = catalog.get(name).getConfig().getHome();
+            report(ImageTransfer.exportImage(TransferRoutes.at(site(catalog, home), name), file, known, force, showProgress()), out);
+        }
+
+        private void report(ImageTransfer.Result result, PrintStream out) {
+            out.println("exported " + name + " to " + file + " (" + result.format().qemuName() + "): " + Sizes.format(result.sizeBytes())
+                    + (result.dataBytes() < 0 ? "" : ", " + Sizes.format(result.dataBytes()) + " of data written"));
         }
     }
 }

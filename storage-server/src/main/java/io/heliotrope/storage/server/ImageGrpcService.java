@@ -26,26 +26,29 @@ import static java.util.Objects.requireNonNull;
 /** {@code heliotrope.storage.v1.ImageService}: protos in, {@link ImageManager} calls, protos out. */
 public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBase {
     private final ImageManager manager;
+    private final int nbdPort;
 
-    public ImageGrpcService(ImageManager manager) {
+    /** @param nbdPort the port of this site's NBD server, which every {@link ImageInfo} names */
+    public ImageGrpcService(ImageManager manager, int nbdPort) {
         this.manager = requireNonNull(manager, "manager is null");
+        this.nbdPort = nbdPort;
     }
 
     @Override
     public void createImage(CreateImageRequest request, StreamObserver<ImageInfo> observer) {
-        reply(manager.create(request.getName(), request.getSizeBytes()), ImageProtos::toProto, observer);
+        reply(manager.create(request.getName(), request.getSizeBytes()), this::toProto, observer);
     }
 
     @Override
     public void listImages(ListImagesRequest request, StreamObserver<ListImagesResponse> observer) {
         reply(manager.list(), images -> ListImagesResponse.newBuilder()
-                .addAllImages(images.stream().map(ImageProtos::toProto).toList())
+                .addAllImages(images.stream().map(this::toProto).toList())
                 .build(), observer);
     }
 
     @Override
     public void getImage(GetImageRequest request, StreamObserver<ImageInfo> observer) {
-        reply(manager.get(request.getName()), ImageProtos::toProto, observer);
+        reply(manager.get(request.getName()), this::toProto, observer);
     }
 
     @Override
@@ -55,7 +58,7 @@ public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBas
 
     @Override
     public void resizeImage(ResizeImageRequest request, StreamObserver<ImageInfo> observer) {
-        reply(manager.resize(request.getName(), request.getSizeBytes()), ImageProtos::toProto, observer);
+        reply(manager.resize(request.getName(), request.getSizeBytes()), this::toProto, observer);
     }
 
     @Override
@@ -66,6 +69,10 @@ public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBas
     @Override
     public void readBlocks(ReadBlocksRequest request, StreamObserver<ReadBlocksResponse> observer) {
         new ImageExport(manager, request.getName(), (ServerCallStreamObserver<ReadBlocksResponse>) observer).start();
+    }
+
+    private ImageInfo toProto(ImageManager.ImageStatus status) {
+        return ImageProtos.toProto(status, nbdPort);
     }
 
     private static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toProto, StreamObserver<R> observer) {

@@ -9,7 +9,8 @@ import io.heliotrope.storage.admin.ImageManager.ImageStatus;
 final class ImageProtos {
     private ImageProtos() {}
 
-    static ImageInfo toProto(ImageStatus status) {
+    /** @param nbdPort the port of this site's NBD server */
+    static ImageInfo toProto(ImageStatus status, int nbdPort) {
         return ImageInfo.newBuilder()
                 .setName(status.info().name())
                 .setSizeBytes(status.info().sizeBytes())
@@ -21,6 +22,7 @@ final class ImageProtos {
                 .addAllStaleBlocks(status.staleByHolder().entrySet().stream()
                         .map(stale -> StaleBlocks.newBuilder().setHolder(stale.getKey()).setBlocks(stale.getValue()).build())
                         .toList())
+                .setNbdPort(nbdPort)
                 .build();
     }
 }

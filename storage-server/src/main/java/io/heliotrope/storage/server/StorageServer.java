@@ -139,7 +139,8 @@ public final class StorageServer implements AutoCloseable {
 
             ExecutorService adminCalls = pool("site-admin", ADMIN_THREADS, QUEUED_CALLS);
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
-            ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()));
+            ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()),
+                    nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
             grpc = replicas == null ? GrpcServers.start(grpcAddress, grpcCalls, images)
                     : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service());
