@@ -7,11 +7,8 @@ import io.heliotrope.proto.storage.v1.GetImageRequest;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.ListImagesRequest;
-import io.heliotrope.proto.storage.v1.ReadBlocksRequest;
-import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.ResizeImageRequest;
 
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -39,15 +36,6 @@ final class ImageClient extends GrpcClient {
 
     ImageInfo resize(String name, long sizeBytes) {
         return call(() -> blocking().resizeImage(ResizeImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
-    }
-
-    /** Streams an image's data extents; iterate inside {@link #call}. */
-    Iterator<ReadBlocksResponse> readBlocks(String name) {
-        return ImageServiceGrpc.newBlockingStub(channel).readBlocks(ReadBlocksRequest.newBuilder().setName(name).build());
-    }
-
-    ImageServiceGrpc.ImageServiceStub async() {
-        return ImageServiceGrpc.newStub(channel);
     }
 
     private ImageServiceGrpc.ImageServiceBlockingStub blocking() {

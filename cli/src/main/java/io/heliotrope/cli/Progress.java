@@ -31,36 +31,31 @@ final class Progress implements AutoCloseable {
     private final AtomicLong done = new AtomicLong();
     private final LongSupplier nanoTime;
     private final PrintStream out;
-    private final ScheduledExecutorService ticker;
+    private ScheduledExecutorService ticker;
     private final long[] sampleNanos = new long[WINDOW];
     private final long[] sampleBytes = new long[WINDOW];
     private int samples;
 
-    private Progress(String label, long total, LongSupplier nanoTime, PrintStream out, boolean draw) {
+    /** Draws on {@code out} when {@link #draw} is called (by the ticker of {@link #start}); counts only when {@code out} is null. */
+    Progress(String label, long total, LongSupplier nanoTime, PrintStream out) {
         this.label = requireNonNull(label, "label is null");
         this.total = total;
         this.nanoTime = requireNonNull(nanoTime, "nanoTime is null");
         this.out = out;
+    }
+
+    /** Progress of {@code total} bytes of work named {@code label}, redrawn on stderr a few times a second if {@code draw}. */
+    static Progress start(String label, long total, boolean draw) {
+        Progress progress = new Progress(label, total, System::nanoTime, draw ? System.err : null);
         if (draw) {
-            ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            progress.ticker = Executors.newSingleThreadScheduledExecutor(runnable -> {
                 Thread thread = new Thread(runnable, "progress");
                 thread.setDaemon(true);
                 return thread;
             });
-            ticker.scheduleAtFixedRate(this::draw, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
-        } else {
-            ticker = null;
+            progress.ticker.scheduleAtFixedRate(progress::draw, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
         }
-    }
-
-    /** Progress of {@code total} bytes of work named {@code label}, drawn on stderr if {@code draw}. */
-    static Progress start(String label, long total, boolean draw) {
-        return new Progress(label, total, System::nanoTime, System.err, draw);
-    }
-
-    /** Counts only: for tests, and for work too short to show. */
-    static Progress counting(long total) {
-        return new Progress("", total, System::nanoTime, null, false);
+        return progress;
     }
 
     /** Whether progress is drawn by default: stderr is a terminal (on Linux, where fd 2 leads), else the JVM has a console. */
@@ -90,7 +85,8 @@ final class Progress implements AutoCloseable {
         return total;
     }
 
-    private synchronized void draw() {
+    /** Redraws the line: what is done, the rate over the last {@value #WINDOW} draws, the time left. */
+    synchronized void draw() {
         long now = nanoTime.getAsLong();
         long bytes = done.get();
         int oldest = samples < WINDOW ? 0 : samples % WINDOW;
@@ -135,18 +131,19 @@ final class Progress implements AutoCloseable {
     /** Stops drawing and erases the line, so what the command prints next starts clean. */
     @Override
     public void close() {
-        if (ticker == null) {
-            return;
+        if (ticker != null) {
+            ticker.shutdownNow();
+            try {
+                ticker.awaitTermination(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
-        ticker.shutdownNow();
-        try {
-            ticker.awaitTermination(1, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        synchronized (this) {
-            out.print(ERASE_LINE);
-            out.flush();
+        if (out != null) {
+            synchronized (this) {
+                out.print(ERASE_LINE);
+                out.flush();
+            }
         }
     }
 }

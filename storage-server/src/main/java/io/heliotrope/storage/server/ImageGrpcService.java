@@ -1,6 +1,5 @@
 package io.heliotrope.storage.server;
 
-import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
@@ -11,11 +10,7 @@ import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.ListImagesRequest;
 import io.heliotrope.proto.storage.v1.ListImagesResponse;
-import io.heliotrope.proto.storage.v1.ReadBlocksRequest;
-import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.ResizeImageRequest;
-import io.heliotrope.proto.storage.v1.WriteBlocksRequest;
-import io.heliotrope.proto.storage.v1.WriteBlocksResponse;
 import io.heliotrope.storage.admin.ImageManager;
 
 import java.util.concurrent.CompletableFuture;
@@ -59,16 +54,6 @@ public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBas
     @Override
     public void resizeImage(ResizeImageRequest request, StreamObserver<ImageInfo> observer) {
         reply(manager.resize(request.getName(), request.getSizeBytes()), this::toProto, observer);
-    }
-
-    @Override
-    public StreamObserver<WriteBlocksRequest> writeBlocks(StreamObserver<WriteBlocksResponse> observer) {
-        return new ImageImport(manager, (ServerCallStreamObserver<WriteBlocksResponse>) observer);
-    }
-
-    @Override
-    public void readBlocks(ReadBlocksRequest request, StreamObserver<ReadBlocksResponse> observer) {
-        new ImageExport(manager, request.getName(), (ServerCallStreamObserver<ReadBlocksResponse>) observer).start();
     }
 
     private ImageInfo toProto(ImageManager.ImageStatus status) {
