@@ -150,15 +150,14 @@ final class ImageTransfer {
             return copy.run();
         } catch (IOException | RuntimeException e) {
             HeliotropeException failure = failure(e, image);
+            String outcome = undone;
             try {
                 undo.run();
-                throw new HeliotropeException(failure.code(), failure.getMessage() + " (" + undone + ")", failure);
             } catch (IOException | RuntimeException | InterruptedException undoFailed) {
-                HeliotropeException left = new HeliotropeException(failure.code(), failure.getMessage() + " (and undoing failed: "
-                        + HeliotropeException.rootMessage(undoFailed) + ")", failure);
-                left.addSuppressed(undoFailed);
-                throw left;
+                outcome = "and undoing failed: " + HeliotropeException.rootMessage(undoFailed);
+                failure.addSuppressed(undoFailed);
             }
+            throw new HeliotropeException(failure.code(), failure.getMessage() + " (" + outcome + ")", failure);
         } finally {
             settled.countDown();
             try {

@@ -53,7 +53,8 @@ final class Progress implements AutoCloseable {
                 thread.setDaemon(true);
                 return thread;
             });
-            progress.ticker.scheduleAtFixedRate(progress::draw, 0, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            progress.draw();
+            progress.ticker.scheduleAtFixedRate(progress::draw, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         }
         return progress;
     }

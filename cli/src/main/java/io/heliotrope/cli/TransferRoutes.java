@@ -39,8 +39,9 @@ final class TransferRoutes {
         return new ImageTransfer.Destination() {
             @Override
             public NbdImage create(String name, long sizeBytes) {
+                NbdImage image = at(site, name);
                 catalog.create(name, sizeBytes);
-                return at(site, name);
+                return image;
             }
 
             @Override
