@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_SHUTDOWN;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNKNOWN;
@@ -133,23 +134,29 @@ final class ImageTransfer {
 
     /**
      * Runs {@code copy}; if it fails, or Ctrl-C ends the process meanwhile, {@code undo}
-     * runs before the process ends, and the failure says so ({@code undone}).
+     * runs before the process ends, and the failure says so ({@code undone}). After Ctrl-C
+     * the shutdown hook reports it, once the undo is done, and this thread waits for the end.
      */
     private static long run(Copy copy, NbdImage image, Undo undo, String undone) throws InterruptedException {
         CountDownLatch settled = new CountDownLatch(1);
-        Thread interrupted = new Thread(() -> {
+        AtomicReference<String> interrupted = new AtomicReference<>();
+        Thread hook = new Thread(() -> {
+            interrupted.set("interrupted");
             copy.abort();
             try {
-                settled.await(UNDO_PATIENCE.toSeconds() + 5, TimeUnit.SECONDS);
+                if (settled.await(UNDO_PATIENCE.toSeconds() + 5, TimeUnit.SECONDS)) {
+                    System.err.println("helio: " + interrupted.get());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }, "interrupted-copy");
-        Runtime.getRuntime().addShutdownHook(interrupted);
+        Runtime.getRuntime().addShutdownHook(hook);
         try {
             return copy.run();
         } catch (IOException | RuntimeException e) {
-            HeliotropeException failure = failure(e, image);
+            HeliotropeException failure = interrupted.get() != null ? new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "interrupted", e)
+                    : failure(e, image);
             String outcome = undone;
             try {
                 undo.run();
@@ -157,11 +164,16 @@ final class ImageTransfer {
                 outcome = "and undoing failed: " + HeliotropeException.rootMessage(undoFailed);
                 failure.addSuppressed(undoFailed);
             }
-            throw new HeliotropeException(failure.code(), failure.getMessage() + " (" + outcome + ")", failure);
+            String message = failure.getMessage() + " (" + outcome + ")";
+            if (interrupted.getAndSet(message) != null) {
+                settled.countDown();
+                new CountDownLatch(1).await();
+            }
+            throw new HeliotropeException(failure.code(), message, failure);
         } finally {
             settled.countDown();
             try {
-                Runtime.getRuntime().removeShutdownHook(interrupted);
+                Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException shuttingDown) {
                 // The hook runs, or ran: it waits for the undo, which is done.
             }
