@@ -21,10 +21,16 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RawImport implements Copy {
     static final int BLOCK = 4096;
-    static final int CONNECTIONS = Integer.getInteger("helio.xfer.connections", 4);
-    static final int DEPTH = Integer.getInteger("helio.xfer.depth", 8);
-    /** A power of two, at most {@link #WINDOW}, so that no piece spans two windows. */
-    static final int PIECE = Integer.getInteger("helio.xfer.request", 2 << 20);
+    /** As many connections as nbdcopy opens, with as many bytes in flight on each (64 requests of 256 KiB). */
+    static final int CONNECTIONS = 4;
+    static final int DEPTH = 16;
+    /**
+     * A request's payload at most: a whole group of the site's block store (1 MiB), which it
+     * indexes with one entry instead of one per block, and no more than its NBD decoder
+     * sizes a payload buffer for at once. A power of two, at most {@link #WINDOW}, so that
+     * no piece spans two windows.
+     */
+    static final int PIECE = 1 << 20;
     private static final long WINDOW = 1L << 30;
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(BLOCK).asReadOnlyBuffer();
 
