@@ -96,11 +96,14 @@ final class RawExport implements Copy {
             for (Extent extent : extents) {
                 long end = Math.min(size, offset + extent.length());
                 if (!extent.zero()) {
-                    if (!ranges.isEmpty() && ranges.get(ranges.size() - 1) == offset) {
-                        ranges.set(ranges.size() - 1, end);
+                    // In whole blocks, which the site's extents are anyway: the file is written a block at a time.
+                    long start = offset / BLOCK * BLOCK;
+                    long stop = Math.min(size, (end + BLOCK - 1) / BLOCK * BLOCK);
+                    if (!ranges.isEmpty() && ranges.get(ranges.size() - 1) >= start) {
+                        ranges.set(ranges.size() - 1, stop);
                     } else {
-                        ranges.add(offset);
-                        ranges.add(end);
+                        ranges.add(start);
+                        ranges.add(stop);
                     }
                 }
                 offset = end;
@@ -170,7 +173,7 @@ final class RawExport implements Copy {
         int length = buffer.remaining();
         int run = -1;
         for (int at = 0; at <= length; at += BLOCK) {
-            boolean zero = at == length || RawImport.isZero(buffer.slice(at, Math.min(BLOCK, length - at)));
+            boolean zero = at == length || RawImport.isZero(buffer, at);
             if (!zero && run < 0) {
                 run = at;
             } else if (zero && run >= 0) {

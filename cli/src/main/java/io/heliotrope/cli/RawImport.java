@@ -32,7 +32,6 @@ final class RawImport implements Copy {
      */
     static final int PIECE = 1 << 20;
     private static final long WINDOW = 1L << 30;
-    private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(BLOCK).asReadOnlyBuffer();
 
     private final Path file;
     private final long fileSize;
@@ -107,7 +106,7 @@ final class RawImport implements Copy {
         int blocks = length / BLOCK;
         int run = -1;
         for (int block = 0; block <= blocks; block++) {
-            boolean data = block < blocks && !isZero(window.slice(base + block * BLOCK, BLOCK));
+            boolean data = block < blocks && !isZero(window, base + block * BLOCK);
             if (data && run < 0) {
                 run = block;
             } else if (!data && run >= 0) {
@@ -122,7 +121,7 @@ final class RawImport implements Copy {
         if (tail > 0) {
             ByteBuffer last = ByteBuffer.allocateDirect(BLOCK);
             last.put(window.slice(base + blocks * BLOCK, tail)).clear();
-            if (isZero(last)) {
+            if (isZero(last, 0)) {
                 progress.add(BLOCK);
             } else {
                 send(client, start + (long) blocks * BLOCK, last);
@@ -138,7 +137,17 @@ final class RawImport implements Copy {
         client.write(offset, data);
     }
 
-    static boolean isZero(ByteBuffer block) {
-        return block.mismatch(ZEROS) < 0;
+    /**
+     * Whether the block at {@code offset} of {@code buffer} is all zeros: a long at a time, and
+     * data usually differs in the first (as fast as {@code ByteBuffer.mismatch} on the CLI's
+     * C1-compiled code, without a slice per block).
+     */
+    static boolean isZero(ByteBuffer buffer, int offset) {
+        for (int at = offset; at < offset + BLOCK; at += Long.BYTES) {
+            if (buffer.getLong(at) != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 }
