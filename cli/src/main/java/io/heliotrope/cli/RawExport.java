@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.heliotrope.cli.RawImport.BLOCK;
-import static io.heliotrope.cli.RawImport.CONNECTIONS;
 import static io.heliotrope.cli.RawImport.DEPTH;
 import static io.heliotrope.cli.RawImport.PIECE;
 
@@ -24,7 +23,7 @@ import static io.heliotrope.cli.RawImport.PIECE;
  * file. Threads, each with a connection of its own and several reads in flight, take the
  * image a piece at a time and write what they read at its place in the file.
  */
-final class RawExport implements Copy {
+final class RawExport extends ParallelCopy {
     /** The most one BLOCK_STATUS asks about: its length is 32 bits. */
     private static final int STATUS_SPAN = Integer.MIN_VALUE >>> 1;
 
@@ -37,8 +36,6 @@ final class RawExport implements Copy {
     /** Start and end of each range that holds data, in order. */
     private long[] data;
     private long size;
-    private volatile NbdConnections connections;
-    private volatile boolean aborted;
 
     /** Writes {@code image} into {@code target}, the channel of {@code file}, empty and as long as the image. */
     RawExport(NbdImage image, Path file, FileChannel target, Progress progress) {
@@ -61,28 +58,13 @@ final class RawExport implements Copy {
             size = status.size();
             data = dataRanges(status);
         }
-        try (NbdConnections opened = NbdConnections.open(image, CONNECTIONS)) {
-            connections = opened;
-            if (aborted) {
-                opened.abort();
-            }
-            Workers.run("export", opened.count(), index -> copy(opened.get(index)), opened::abort);
-        }
+        onConnections(image, "export", this::copy, first -> { });
         try {
             target.force(false);
         } catch (IOException e) {
             throw ImageTransfer.fileFailure("write", file, e);
         }
         return written.get();
-    }
-
-    @Override
-    public void abort() {
-        aborted = true;
-        NbdConnections opened = connections;
-        if (opened != null) {
-            opened.abort();
-        }
     }
 
     private long[] dataRanges(NbdClient status) throws IOException {

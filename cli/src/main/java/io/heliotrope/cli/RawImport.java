@@ -19,10 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * time; blocks of zeros are not sent, as the new image reads as zeros already. A FLUSH
  * at the end makes it all durable.
  */
-final class RawImport implements Copy {
+final class RawImport extends ParallelCopy {
     static final int BLOCK = 4096;
-    /** As many connections as nbdcopy opens, with as many bytes in flight on each (64 requests of 256 KiB). */
-    static final int CONNECTIONS = 4;
+    /** As many bytes in flight on each connection as nbdcopy has (64 requests of 256 KiB). */
     static final int DEPTH = 16;
     /**
      * A request's payload at most: a whole group of the site's block store (1 MiB), which it
@@ -40,8 +39,6 @@ final class RawImport implements Copy {
     private final MappedByteBuffer[] windows;
     private final AtomicLong nextPiece = new AtomicLong();
     private final AtomicLong sent = new AtomicLong();
-    private volatile NbdConnections connections;
-    private volatile boolean aborted;
 
     /** Writes the first {@code fileSize} bytes of {@code file} into {@code image}, which reads as zeros. */
     RawImport(Path file, long fileSize, NbdImage image, Progress progress) {
@@ -61,26 +58,11 @@ final class RawImport implements Copy {
         } catch (IOException e) {
             throw ImageTransfer.fileFailure("read", file, e);
         }
-        try (NbdConnections opened = NbdConnections.open(image, CONNECTIONS)) {
-            connections = opened;
-            if (aborted) {
-                opened.abort();
-            }
-            Workers.run("import", opened.count(), index -> copy(opened.get(index)), opened::abort);
-            NbdClient first = opened.get(0);
+        onConnections(image, "import", this::copy, first -> {
             first.flush();
             first.receive();
-            return sent.get();
-        }
-    }
-
-    @Override
-    public void abort() {
-        aborted = true;
-        NbdConnections opened = connections;
-        if (opened != null) {
-            opened.abort();
-        }
+        });
+        return sent.get();
     }
 
     private void copy(NbdClient client) throws IOException {

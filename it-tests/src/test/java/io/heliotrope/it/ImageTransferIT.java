@@ -19,7 +19,6 @@ import java.util.List;
 import static io.heliotrope.it.Tools.helio;
 import static io.heliotrope.it.Tools.ok;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code helio image import} and {@code export} through the real CLI into a site joined to
@@ -43,10 +42,13 @@ class ImageTransferIT {
     }
 
     @AfterAll
-    static void stopSites() throws IOException {
-        try (TestingSite joined = site; TestingSite alone = standalone) {
-            site = null;
-            standalone = null;
+    static void stopSites() {
+        try (Cleanup cleanup = new Cleanup()) {
+            for (TestingSite started : new TestingSite[] {site, standalone}) {
+                if (started != null) {
+                    cleanup.add(started::close);
+                }
+            }
         }
     }
 
@@ -143,21 +145,12 @@ class ImageTransferIT {
     }
 
     @Test
-    void importIntoASiteOutOfSpaceFailsOnOneLineAndRemovesItsImage(@TempDir Path tmp) {
-        assumeTrue(Files.exists(Path.of("/dev/loop-control")), "no /dev/loop-control: a small ext4 needs a loop device");
-        assumeTrue(Tools.run("id", "-u").stdout().strip().equals("0"), "not root: only root may set up a loop device and mount it");
-        Path fileSystem = tmp.resolve("ext4.img");
-        Path mountpoint = tmp.resolve("mnt");
+    void importIntoASiteOutOfSpaceFailsOnOneLineAndRemovesItsImage(@TempDir Path tmp) throws Exception {
+        LoopFileSystem.assumeAvailable();
         Path big = TestData.randomFile(tmp.resolve("big.raw"), 192 * MIB);
         try (Cleanup cleanup = new Cleanup()) {
-            ok("mkdir", mountpoint.toString());
-            ok("truncate", "-s", "128M", fileSystem.toString());
-            ok("mkfs.ext4", "-q", "-m", "0", fileSystem.toString());
-            String device = ok("losetup", "-f", "--show", fileSystem.toString()).stdout().strip();
-            cleanup.add(() -> ok("losetup", "-d", device));
-            ok("mount", "-t", "ext4", device, mountpoint.toString());
-            cleanup.add(() -> ok("umount", mountpoint.toString()));
-            TestingSite small = TestingSite.startIn(mountpoint.resolve("data"));
+            LoopFileSystem disk = LoopFileSystem.mount(tmp, "128M", cleanup);
+            TestingSite small = TestingSite.startIn(disk.mountpoint().resolve("data"));
             cleanup.add(small::close);
 
             Tools.Result failed = small.image("import", big.toString(), "too-big");
