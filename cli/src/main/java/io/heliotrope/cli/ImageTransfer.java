@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.client.NbdClientException;
 import io.heliotrope.nbd.protocol.NbdError;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.ConnectException;
@@ -69,7 +70,7 @@ final class ImageTransfer {
         try (Progress progress = Progress.start(name, size, showProgress)) {
             Copy copy = qemuImg == null ? new RawImport(file, fileSize, image, progress)
                     : qemuImg.convert(List.of("-n", "--target-is-zero", "-W", "-f", actual.qemuName(), "-O", "raw", file.toString(), image.uri()), progress);
-            long data = run(copy, image, () -> removeImage(destination, name), "the new image '" + name + "' is removed");
+            long data = run(copy, image, () -> removeImage(destination, name));
             return new Result(size, data, actual);
         }
     }
@@ -95,11 +96,11 @@ final class ImageTransfer {
         try (Progress progress = Progress.start(image.name(), size, showProgress)) {
             if (qemuImg != null) {
                 Copy copy = qemuImg.convert(List.of("-f", "raw", "-O", actual.qemuName(), image.uri(), file.toString()), progress);
-                return new Result(size, run(copy, image, () -> deleteFile(file), file + " is removed"), actual);
+                return new Result(size, run(copy, image, () -> deleteFile(file)), actual);
             }
             try (RandomAccessFile target = open(file, size)) {
                 Copy copy = new RawExport(image, file, target.getChannel(), progress);
-                return new Result(size, run(copy, image, () -> deleteFile(file), file + " is removed"), actual);
+                return new Result(size, run(copy, image, () -> deleteFile(file)), actual);
             }
         }
     }
@@ -134,10 +135,10 @@ final class ImageTransfer {
 
     /**
      * Runs {@code copy}; if it fails, or Ctrl-C ends the process meanwhile, {@code undo}
-     * runs before the process ends, and the failure says so ({@code undone}). After Ctrl-C
-     * the shutdown hook reports it, once the undo is done, and this thread waits for the end.
+     * runs before the process ends, and the failure says what it undid. After Ctrl-C the
+     * shutdown hook reports it, once the undo is done, and this thread waits for the end.
      */
-    private static long run(Copy copy, NbdImage image, Undo undo, String undone) throws InterruptedException {
+    private static long run(Copy copy, NbdImage image, Undo undo) throws InterruptedException {
         CountDownLatch settled = new CountDownLatch(1);
         AtomicReference<String> interrupted = new AtomicReference<>();
         Thread hook = new Thread(() -> {
@@ -157,14 +158,14 @@ final class ImageTransfer {
         } catch (IOException | RuntimeException e) {
             HeliotropeException failure = interrupted.get() != null ? new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "interrupted", e)
                     : failure(e, image);
-            String outcome = undone;
+            String outcome;
             try {
-                undo.run();
+                outcome = undo.run();
             } catch (IOException | RuntimeException | InterruptedException undoFailed) {
                 outcome = "and undoing failed: " + HeliotropeException.rootMessage(undoFailed);
                 failure.addSuppressed(undoFailed);
             }
-            String message = failure.getMessage() + " (" + outcome + ")";
+            String message = failure.getMessage() + (outcome == null ? "" : " (" + outcome + ")");
             if (interrupted.getAndSet(message) != null) {
                 settled.countDown();
                 new CountDownLatch(1).await();
@@ -180,17 +181,18 @@ final class ImageTransfer {
         }
     }
 
+    /** Undoes what a failed copy made; says what it undid, or null when there was nothing to undo. */
     private interface Undo {
-        void run() throws IOException, InterruptedException;
+        String run() throws IOException, InterruptedException;
     }
 
     /** Removes the image of a failed import, waiting while the site still has it open (it ends the session once the last connection is gone). */
-    private static void removeImage(Destination destination, String name) throws InterruptedException {
+    private static String removeImage(Destination destination, String name) throws InterruptedException {
         long deadline = System.nanoTime() + UNDO_PATIENCE.toNanos();
         while (true) {
             try {
                 destination.remove(name);
-                return;
+                return "the new image '" + name + "' is removed";
             } catch (HeliotropeException e) {
                 boolean held = e.code() == ErrorCode.IMAGE_IN_USE || e.code() == ErrorCode.LEASE_HELD;
                 if (!held || System.nanoTime() > deadline) {
@@ -201,8 +203,8 @@ final class ImageTransfer {
         }
     }
 
-    private static void deleteFile(Path file) throws IOException {
-        Files.deleteIfExists(file);
+    private static String deleteFile(Path file) throws IOException {
+        return Files.deleteIfExists(file) ? file + " is removed" : null;
     }
 
     /** The one place where a copy's failure becomes the CLI's error: NBD refusals, lost connections, files. */
@@ -234,10 +236,21 @@ final class ImageTransfer {
         return new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "lost " + site + ": " + HeliotropeException.rootMessage(e), e);
     }
 
+    /** "/a/b (No such file or directory)", as java.io says it, becomes "no such file or directory". */
+    private static String reason(String message) {
+        int open = message.lastIndexOf(" (");
+        if (open < 0 || !message.endsWith(")")) {
+            return message;
+        }
+        String reason = message.substring(open + 2, message.length() - 1);
+        return reason.isEmpty() ? message : Character.toLowerCase(reason.charAt(0)) + reason.substring(1);
+    }
+
     /** A failure to read or write the file of a copy, here on this machine. */
     static HeliotropeException fileFailure(String action, Path file, IOException e) {
         String message = e instanceof NoSuchFileException ? "no such file"
-                : e instanceof AccessDeniedException ? "permission denied" : HeliotropeException.rootMessage(e);
+                : e instanceof AccessDeniedException ? "permission denied"
+                : e instanceof FileNotFoundException ? reason(e.getMessage()) : HeliotropeException.rootMessage(e);
         ErrorCode code = message != null && message.contains("No space left on device") ? ErrorCode.NO_SPACE : ErrorCode.INVALID_ARGUMENT;
         return new HeliotropeException(code, "cannot " + action + " " + file + ": " + message, e);
     }
