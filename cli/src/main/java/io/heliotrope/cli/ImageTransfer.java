@@ -2,25 +2,17 @@ package io.heliotrope.cli;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
-import io.heliotrope.nbd.client.NbdClientException;
-import io.heliotrope.nbd.protocol.NbdError;
 
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.net.ConnectException;
-import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_SHUTDOWN;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNKNOWN;
 
 /**
  * {@code helio image import} and {@code export}: copies between a file and an image's
@@ -61,7 +53,7 @@ final class ImageTransfer {
             actual = format != null ? format : ImageFormat.detect(file);
             fileSize = Files.size(file);
         } catch (IOException e) {
-            throw fileFailure("read", file, e);
+            throw TransferErrors.file("read", file, e);
         }
         QemuImg qemuImg = actual == ImageFormat.RAW ? null : QemuImg.find("importing a " + actual.qemuName() + " image");
         long sourceSize = qemuImg == null ? fileSize : qemuImg.virtualSize(file, actual);
@@ -91,7 +83,7 @@ final class ImageTransfer {
         try {
             size = RawExport.size(image);
         } catch (IOException e) {
-            throw failure(e, image);
+            throw TransferErrors.copy(e, image);
         }
         try (Progress progress = Progress.start(image.name(), size, showProgress)) {
             if (qemuImg != null) {
@@ -129,7 +121,7 @@ final class ImageTransfer {
                 throw e;
             }
         } catch (IOException e) {
-            throw fileFailure("write", file, e);
+            throw TransferErrors.file("write", file, e);
         }
     }
 
@@ -140,13 +132,14 @@ final class ImageTransfer {
      */
     private static long run(Copy copy, NbdImage image, Undo undo) throws InterruptedException {
         CountDownLatch settled = new CountDownLatch(1);
-        AtomicReference<String> interrupted = new AtomicReference<>();
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicReference<String> report = new AtomicReference<>();
         Thread hook = new Thread(() -> {
-            interrupted.set("interrupted");
+            interrupted.set(true);
             copy.abort();
             try {
-                if (settled.await(UNDO_PATIENCE.toSeconds() + 5, TimeUnit.SECONDS)) {
-                    System.err.println("helio: " + interrupted.get());
+                if (settled.await(UNDO_PATIENCE.toSeconds() + 5, TimeUnit.SECONDS) && report.get() != null) {
+                    System.err.println("helio: " + report.get());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -156,8 +149,8 @@ final class ImageTransfer {
         try {
             return copy.run();
         } catch (IOException | RuntimeException e) {
-            HeliotropeException failure = interrupted.get() != null ? new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "interrupted", e)
-                    : failure(e, image);
+            HeliotropeException failure = interrupted.get() ? new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "interrupted", e)
+                    : TransferErrors.copy(e, image);
             String outcome;
             try {
                 outcome = undo.run();
@@ -166,7 +159,8 @@ final class ImageTransfer {
                 failure.addSuppressed(undoFailed);
             }
             String message = failure.getMessage() + (outcome == null ? "" : " (" + outcome + ")");
-            if (interrupted.getAndSet(message) != null) {
+            if (interrupted.get()) {
+                report.set(message);
                 settled.countDown();
                 new CountDownLatch(1).await();
             }
@@ -205,53 +199,5 @@ final class ImageTransfer {
 
     private static String deleteFile(Path file) throws IOException {
         return Files.deleteIfExists(file) ? file + " is removed" : null;
-    }
-
-    /** The one place where a copy's failure becomes the CLI's error: NBD refusals, lost connections, files. */
-    static HeliotropeException failure(Exception e, NbdImage image) {
-        if (HeliotropeException.unwrap(e) instanceof HeliotropeException known) {
-            return known;
-        }
-        String site = "the NBD server at " + image.host() + ":" + image.port();
-        if (e instanceof NbdClientException refused) {
-            if (refused.optionError() != 0) {
-                ErrorCode code = switch (refused.optionError()) {
-                    case REP_ERR_UNKNOWN -> ErrorCode.IMAGE_NOT_FOUND;
-                    case REP_ERR_SHUTDOWN -> ErrorCode.SHUTTING_DOWN;
-                    default -> ErrorCode.IMAGE_IN_USE;
-                };
-                return new HeliotropeException(code, site + " refused image '" + image.name() + "': " + refused.getMessage(), e);
-            }
-            if (refused.errno() == NbdError.ENOSPC.wireValue()) {
-                return new HeliotropeException(ErrorCode.NO_SPACE, "the site is out of space: " + refused.getMessage(), e);
-            }
-            if (refused.errno() == NbdError.ESHUTDOWN.wireValue()) {
-                return new HeliotropeException(ErrorCode.SHUTTING_DOWN, site + " is shutting down: " + refused.getMessage(), e);
-            }
-            return new HeliotropeException(ErrorCode.STORAGE_FAILURE, refused.getMessage(), e);
-        }
-        if (e instanceof ConnectException) {
-            return new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot reach " + site + ": " + e.getMessage(), e);
-        }
-        return new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "lost " + site + ": " + HeliotropeException.rootMessage(e), e);
-    }
-
-    /** "/a/b (No such file or directory)", as java.io says it, becomes "no such file or directory". */
-    private static String reason(String message) {
-        int open = message.lastIndexOf(" (");
-        if (open < 0 || !message.endsWith(")")) {
-            return message;
-        }
-        String reason = message.substring(open + 2, message.length() - 1);
-        return reason.isEmpty() ? message : Character.toLowerCase(reason.charAt(0)) + reason.substring(1);
-    }
-
-    /** A failure to read or write the file of a copy, here on this machine. */
-    static HeliotropeException fileFailure(String action, Path file, IOException e) {
-        String message = e instanceof NoSuchFileException ? "no such file"
-                : e instanceof AccessDeniedException ? "permission denied"
-                : e instanceof FileNotFoundException ? reason(e.getMessage()) : HeliotropeException.rootMessage(e);
-        ErrorCode code = message != null && message.contains("No space left on device") ? ErrorCode.NO_SPACE : ErrorCode.INVALID_ARGUMENT;
-        return new HeliotropeException(code, "cannot " + action + " " + file + ": " + message, e);
     }
 }

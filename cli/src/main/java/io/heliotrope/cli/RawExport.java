@@ -62,7 +62,7 @@ final class RawExport extends ParallelCopy {
         try {
             target.force(false);
         } catch (IOException e) {
-            throw ImageTransfer.fileFailure("write", file, e);
+            throw TransferErrors.file("write", file, e);
         }
         return written.get();
     }
@@ -174,7 +174,7 @@ final class RawExport extends ParallelCopy {
                 position += target.write(bytes, position);
             }
         } catch (IOException e) {
-            throw ImageTransfer.fileFailure("write", file, e);
+            throw TransferErrors.file("write", file, e);
         }
     }
 }

@@ -56,7 +56,7 @@ final class RawImport extends ParallelCopy {
                 windows[i] = source.map(FileChannel.MapMode.READ_ONLY, i * WINDOW, Math.min(WINDOW, fileSize - i * WINDOW));
             }
         } catch (IOException e) {
-            throw ImageTransfer.fileFailure("read", file, e);
+            throw TransferErrors.file("read", file, e);
         }
         onConnections(image, "import", this::copy, first -> {
             first.flush();

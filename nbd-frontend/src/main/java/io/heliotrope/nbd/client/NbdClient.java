@@ -15,20 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_FIXED_NEWSTYLE;
-import static io.heliotrope.nbd.protocol.NbdConstants.FLAG_NO_ZEROES;
-import static io.heliotrope.nbd.protocol.NbdConstants.IHAVEOPT;
-import static io.heliotrope.nbd.protocol.NbdConstants.INFO_EXPORT;
-import static io.heliotrope.nbd.protocol.NbdConstants.NBDMAGIC;
-import static io.heliotrope.nbd.protocol.NbdConstants.OPTION_REPLY_MAGIC;
-import static io.heliotrope.nbd.protocol.NbdConstants.OPT_GO;
-import static io.heliotrope.nbd.protocol.NbdConstants.OPT_SET_META_CONTEXT;
-import static io.heliotrope.nbd.protocol.NbdConstants.OPT_STRUCTURED_REPLY;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_FLAG_DONE;
 import static io.heliotrope.nbd.protocol.NbdConstants.REPLY_TYPE_BLOCK_STATUS;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_ACK;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_INFO;
-import static io.heliotrope.nbd.protocol.NbdConstants.REP_META_CONTEXT;
 import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_HEADER_LENGTH;
 import static io.heliotrope.nbd.protocol.NbdConstants.REQUEST_MAGIC;
 import static io.heliotrope.nbd.protocol.NbdConstants.SIMPLE_REPLY_MAGIC;
@@ -52,7 +40,6 @@ import static io.heliotrope.nbd.protocol.NbdConstants.TRANSMISSION_READ_ONLY;
  * it holds {@code nbdcopy}.
  */
 public final class NbdClient implements AutoCloseable {
-    private static final String ALLOCATION = "base:allocation";
     private static final int SIMPLE_REPLY_LENGTH = 16;
     private static final int CHUNK_HEADER_LENGTH = 20;
 
@@ -67,15 +54,17 @@ public final class NbdClient implements AutoCloseable {
     private final Map<Long, Request> pending = new HashMap<>();
     /** What the BLOCK_STATUS in flight has been told so far. */
     private List<Extent> extents;
-    private long size;
-    private int transmissionFlags;
+    private final long size;
+    private final int transmissionFlags;
     private long nextHandle = 1;
     private boolean broken;
 
-    private NbdClient(SocketChannel channel, String export, boolean structured) {
+    private NbdClient(SocketChannel channel, String export, boolean structured, long size, int transmissionFlags) {
         this.channel = channel;
         this.export = export;
         this.structured = structured;
+        this.size = size;
+        this.transmissionFlags = transmissionFlags;
     }
 
     /** Connects and selects {@code export}, ready to read and write. */
@@ -93,9 +82,8 @@ public final class NbdClient implements AutoCloseable {
         try {
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.connect(address);
-            NbdClient client = new NbdClient(channel, export, allocation);
-            new Handshake(channel).negotiate(client, allocation);
-            return client;
+            NbdHandshake.Export selected = new NbdHandshake(channel).select(export, allocation);
+            return new NbdClient(channel, export, allocation, selected.size(), selected.transmissionFlags());
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -281,7 +269,7 @@ public final class NbdClient implements AutoCloseable {
         readFully(channel, buffer);
     }
 
-    private static void readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
+    static void readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
         while (buffer.hasRemaining()) {
             if (channel.read(buffer) < 0) {
                 throw new EOFException("the NBD server closed the connection");
@@ -303,105 +291,6 @@ public final class NbdClient implements AutoCloseable {
                 header.putInt(REQUEST_MAGIC).putShort((short) 0).putShort((short) NbdCommand.DISC.wireValue())
                         .putLong(0).putLong(0).putInt(0).flip();
                 writeFully(header);
-            }
-        }
-    }
-
-    /** The handshake of fixed newstyle, with the options this client needs. */
-    private static final class Handshake {
-        private final SocketChannel channel;
-
-        Handshake(SocketChannel channel) {
-            this.channel = channel;
-        }
-
-        void negotiate(NbdClient client, boolean allocation) throws IOException {
-            ByteBuffer greeting = read(18);
-            if (greeting.getLong() != NBDMAGIC || greeting.getLong() != IHAVEOPT) {
-                throw new IOException("not an NBD server (no fixed newstyle greeting)");
-            }
-            int serverFlags = greeting.getShort() & 0xffff;
-            if ((serverFlags & FLAG_FIXED_NEWSTYLE) == 0) {
-                throw new IOException("the NBD server does not speak fixed newstyle");
-            }
-            write(ByteBuffer.allocate(4).putInt(FLAG_FIXED_NEWSTYLE | (serverFlags & FLAG_NO_ZEROES)).flip());
-            if (allocation) {
-                option(OPT_STRUCTURED_REPLY, ByteBuffer.allocate(0));
-                expectAck(OPT_STRUCTURED_REPLY, "structured replies");
-                byte[] name = client.export.getBytes(StandardCharsets.UTF_8);
-                byte[] query = ALLOCATION.getBytes(StandardCharsets.UTF_8);
-                option(OPT_SET_META_CONTEXT, ByteBuffer.allocate(12 + name.length + query.length)
-                        .putInt(name.length).put(name).putInt(1).putInt(query.length).put(query).flip());
-                expectMetaContext();
-            }
-            byte[] name = client.export.getBytes(StandardCharsets.UTF_8);
-            option(OPT_GO, ByteBuffer.allocate(6 + name.length).putInt(name.length).put(name).putShort((short) 0).flip());
-            while (true) {
-                OptionReply reply = reply(OPT_GO);
-                if (reply.type == REP_ACK) {
-                    return;
-                }
-                if (reply.type == REP_INFO && reply.data.remaining() >= 12 && reply.data.getShort() == INFO_EXPORT) {
-                    client.size = reply.data.getLong();
-                    client.transmissionFlags = reply.data.getShort() & 0xffff;
-                }
-            }
-        }
-
-        private void expectMetaContext() throws IOException {
-            boolean selected = false;
-            while (true) {
-                OptionReply reply = reply(OPT_SET_META_CONTEXT);
-                if (reply.type == REP_ACK) {
-                    if (!selected) {
-                        throw new IOException("the NBD server does not offer " + ALLOCATION);
-                    }
-                    return;
-                }
-                selected |= reply.type == REP_META_CONTEXT;
-            }
-        }
-
-        private void expectAck(int option, String what) throws IOException {
-            if (reply(option).type != REP_ACK) {
-                throw new IOException("the NBD server does not offer " + what);
-            }
-        }
-
-        private record OptionReply(int type, ByteBuffer data) {}
-
-        /** The next reply to {@code option}; an error reply becomes an {@link NbdClientException} with the server's message. */
-        private OptionReply reply(int option) throws IOException {
-            ByteBuffer head = read(20);
-            if (head.getLong() != OPTION_REPLY_MAGIC || head.getInt() != option) {
-                throw new IOException("bad reply to NBD option " + option);
-            }
-            int type = head.getInt();
-            int length = head.getInt();
-            if (length < 0 || length > 1 << 20) {
-                throw new IOException("NBD option reply of " + (length & 0xffffffffL) + " bytes");
-            }
-            ByteBuffer data = read(length);
-            if (type < 0) {
-                throw NbdClientException.option(type, StandardCharsets.UTF_8.decode(data).toString());
-            }
-            return new OptionReply(type, data);
-        }
-
-        private void option(int option, ByteBuffer data) throws IOException {
-            write(ByteBuffer.allocate(16).putLong(IHAVEOPT).putInt(option).putInt(data.remaining()).flip());
-            write(data);
-        }
-
-        private ByteBuffer read(int length) throws IOException {
-            ByteBuffer buffer = ByteBuffer.allocate(length);
-            readFully(channel, buffer);
-            return buffer.flip();
-        }
-
-        private void write(ByteBuffer buffer) throws IOException {
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
             }
         }
     }
