@@ -36,7 +36,8 @@ first in odd rounds, nbdcopy first in even ones); every image is removed right a
 copy (waiting for its write lease to be released), so each copy starts from the same state.
 The import's time is the whole command: JVM start, creating the image, the copy, its
 FLUSH. nbdcopy runs with its defaults (4 connections when the server advertises
-multi-conn, 64 requests of 256 KiB each; zero blocks of the source as WRITE_ZEROES).
+multi-conn, 64 requests of 256 KiB each; zero blocks of the source as WRITE_ZEROES; no
+FLUSH). Each round also imports a 4 KiB file: the command's cost besides the copy.
 Once per setup, before the rounds, an imported image is read back with nbdcopy and
 compared with its file (cmp); a mismatch stops the run.
 
@@ -58,8 +59,10 @@ Options (defaults in brackets):
 
 Needs nbdcopy (libnbd-bin), java, cmp, python3. The distribution must be built
 (./mvnw -B -q -pl cli -am install -DskipTests).
-CSV columns: mode,file,round,tool,seconds,mb_per_s,load1 (MB = 10^6 bytes; load1: the
-1-minute load average when the copy ended).
+CSV columns: mode,file,round,tool,seconds,mb_per_s,site_cpu_s,load1 (MB = 10^6 bytes;
+site_cpu_s: CPU seconds the setup's process used during the copy, utime + stime from
+/proc/PID/stat, with helio up's controller and second site in it; load1: the 1-minute
+load average when the copy ended).
 EOF
 }
 
@@ -84,6 +87,7 @@ source "$HERE/../geo/lib.sh"
 
 [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive number"
 SIZE_BYTES=$(size_bytes "$SIZE")
+CLK_TCK=$(getconf CLK_TCK)
 require_tools nbdcopy nbdinfo java cmp python3
 BUILD=$(cd "$(dirname "$HELIO")/.." && pwd)
 require_build "$BUILD"
@@ -105,7 +109,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 RUN=x$(date +%H%M%S)   # image names: unique per run
-echo "mode,file,round,tool,seconds,mb_per_s,load1" >"$OUT/import.csv"
+echo "mode,file,round,tool,seconds,mb_per_s,site_cpu_s,load1" >"$OUT/import.csv"
 
 # half_zero_file PATH BYTES: 1 MiB of random bytes, then 1 MiB of zeros, ..., reused while it has the right size.
 half_zero_file() {
@@ -123,9 +127,10 @@ PY
   mv "$1.tmp" "$1"
 }
 
-declare -A FILES=([random]=$WORK/random-$SIZE_BYTES.bin [half-zero]=$WORK/half-zero-$SIZE_BYTES.bin)
+declare -A FILES=([random]=$WORK/random-$SIZE_BYTES.bin [half-zero]=$WORK/half-zero-$SIZE_BYTES.bin [4k]=$WORK/4k.bin)
 random_file "${FILES[random]}" "$SIZE_BYTES"
 half_zero_file "${FILES[half-zero]}" "$SIZE_BYTES"
+random_file "${FILES[4k]}" 4096
 
 # Where the commands of the current setup go: TARGET (helio flags), SITE_FLAGS (import only), NBD (port).
 TARGET=() SITE_FLAGS=() NBD=
@@ -179,30 +184,37 @@ remove() {
 
 seconds_since() { awk -v s="$1" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", e - s }'; }
 
-record() {  # mode file round tool seconds
-  local mbps load1
-  mbps=$(awk -v b="$SIZE_BYTES" -v s="$5" 'BEGIN { printf "%.1f", b / s / 1e6 }')
+# CPU clock ticks the setup's process has used (utime + stime).
+site_ticks() { awk '{ print $14 + $15 }' "/proc/${PID[$1]}/stat"; }
+
+record() {  # mode file round tool seconds ticks_before
+  local mbps load1 bytes cpu
+  bytes=$(stat -c %s "${FILES[$2]}")
+  mbps=$(awk -v b="$bytes" -v s="$5" 'BEGIN { printf "%.1f", b / s / 1e6 }')
+  cpu=$(awk -v t0="$6" -v t1="$(site_ticks "$1")" -v hz="$CLK_TCK" 'BEGIN { printf "%.2f", (t1 - t0) / hz }')
   load1=$(cut -d' ' -f1 /proc/loadavg)
-  echo "$1,$2,$3,$4,$5,$mbps,$load1" >>"$OUT/import.csv"
-  log "  $1 $2 round $3 $4: $5 s, $mbps MB/s (load $load1)"
+  echo "$1,$2,$3,$4,$5,$mbps,$cpu,$load1" >>"$OUT/import.csv"
+  log "  $1 $2 round $3 $4: $5 s, $mbps MB/s, site $cpu s of CPU (load $load1)"
 }
 
 run_import() {  # mode file round
-  local name=$RUN-$1-$2-$3-i t0 s
+  local name=$RUN-$1-$2-$3-i t0 c0 s
+  c0=$(site_ticks "$1")
   t0=$EPOCHREALTIME
   cli import "${FILES[$2]}" "$name" "${SITE_FLAGS[@]}" --no-progress || die "import of $2 failed (see $OUT/logs/cli.log)"
   s=$(seconds_since "$t0")
-  record "$1" "$2" "$3" import "$s"
+  record "$1" "$2" "$3" import "$s" "$c0"
   remove "$name"
 }
 
 run_nbdcopy() {  # mode file round
-  local name=$RUN-$1-$2-$3-n t0 s
+  local name=$RUN-$1-$2-$3-n t0 c0 s
   cli create "$name" --size "$SIZE_BYTES" || die "image create $name failed (see $OUT/logs/cli.log)"
+  c0=$(site_ticks "$1")
   t0=$EPOCHREALTIME
   nbdcopy "${FILES[$2]}" "nbd://127.0.0.1:$NBD/$name" 2>>"$OUT/logs/nbdcopy.log" || die "nbdcopy of $2 failed (see $OUT/logs/nbdcopy.log)"
   s=$(seconds_since "$t0")
-  record "$1" "$2" "$3" nbdcopy "$s"
+  record "$1" "$2" "$3" nbdcopy "$s" "$c0"
   remove "$name"
 }
 
@@ -233,6 +245,7 @@ for mode in $MODES; do
         run_nbdcopy "$mode" "$file" "$round"; run_import "$mode" "$file" "$round"
       fi
     done
+    run_import "$mode" 4k "$round"
   done
   stop "$mode"
 done
