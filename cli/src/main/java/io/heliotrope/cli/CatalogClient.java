@@ -10,12 +10,13 @@ import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.RttMatrix;
+import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.SetImageRequest;
 
 import java.util.concurrent.TimeUnit;
 
 /** The controller's image catalog, RTT matrix and cluster view as the CLI uses them. */
-final class CatalogClient extends GrpcClient implements ImageCatalog {
+final class CatalogClient extends GrpcClient {
     CatalogClient(Target target) {
         super(target);
     }
@@ -33,11 +34,6 @@ final class CatalogClient extends GrpcClient implements ImageCatalog {
         return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).setReplication(replication).build()));
     }
 
-    @Override
-    public void createImage(String name, long sizeBytes) {
-        create(name, sizeBytes);
-    }
-
     ImageStatus set(String name, ReplicationSettings replication) {
         return call(() -> blocking().setImage(SetImageRequest.newBuilder().setName(name).setReplication(replication).build()));
     }
@@ -48,11 +44,6 @@ final class CatalogClient extends GrpcClient implements ImageCatalog {
 
     void delete(String name) {
         call(() -> blocking().deleteImage(DeleteImageRequest.newBuilder().setName(name).build()));
-    }
-
-    @Override
-    public void removeImage(String name) {
-        delete(name);
     }
 
     /** Every site, the RTT matrix and every image, each merged with what the sites report. */

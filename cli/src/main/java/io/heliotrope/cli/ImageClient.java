@@ -9,16 +9,13 @@ import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.ListImagesRequest;
 import io.heliotrope.proto.storage.v1.ListImagesResponse;
-import io.heliotrope.proto.storage.v1.ReadBlocksRequest;
-import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.ResizeImageRequest;
 import io.heliotrope.proto.storage.v1.SiteStatus;
 
-import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
 
 /** A site's image service as the CLI uses it; gRPC failures become {@link HeliotropeException}s here. */
-final class ImageClient extends GrpcClient implements ImageCatalog {
+final class ImageClient extends GrpcClient {
     ImageClient(Target target) {
         super(target);
     }
@@ -30,11 +27,6 @@ final class ImageClient extends GrpcClient implements ImageCatalog {
 
     ImageInfo create(String name, long sizeBytes) {
         return call(() -> blocking().createImage(CreateImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
-    }
-
-    @Override
-    public void createImage(String name, long sizeBytes) {
-        create(name, sizeBytes);
     }
 
     ListImagesResponse list() {
@@ -49,26 +41,12 @@ final class ImageClient extends GrpcClient implements ImageCatalog {
         call(() -> blocking().deleteImage(DeleteImageRequest.newBuilder().setName(name).build()));
     }
 
-    @Override
-    public void removeImage(String name) {
-        delete(name);
-    }
-
     SiteStatus siteStatus() {
         return call(() -> blocking().getSiteStatus(GetSiteStatusRequest.getDefaultInstance()));
     }
 
     ImageInfo resize(String name, long sizeBytes) {
         return call(() -> blocking().resizeImage(ResizeImageRequest.newBuilder().setName(name).setSizeBytes(sizeBytes).build()));
-    }
-
-    /** Streams an image's data extents; iterate inside {@link #call}. */
-    Iterator<ReadBlocksResponse> readBlocks(String name) {
-        return ImageServiceGrpc.newBlockingStub(channel).readBlocks(ReadBlocksRequest.newBuilder().setName(name).build());
-    }
-
-    ImageServiceGrpc.ImageServiceStub async() {
-        return ImageServiceGrpc.newStub(channel);
     }
 
     private ImageServiceGrpc.ImageServiceBlockingStub blocking() {

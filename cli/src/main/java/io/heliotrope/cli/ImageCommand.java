@@ -5,6 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -205,9 +206,21 @@ final class ImageCommand {
                 description = "With a controller: the site to move the data through (default: the image's home when it is up, else the first site up).")
         String site;
 
-        /** The site of {@code --site}, or the one chosen, as an image service client. */
-        ImageClient siteOf(ClusterStatus cluster, String home) {
-            return SiteChoice.client(SiteChoice.choose(cluster, site, home));
+        @Option(names = "--progress", negatable = true,
+                description = "Show bytes done, rate and time left on stderr (default: when stderr is a terminal).")
+        Boolean progress;
+
+        boolean showProgress() {
+            return progress != null ? progress : Progress.stderrIsTerminal();
+        }
+
+        static ImageFormat format(String name) {
+            return name == null ? null : ImageFormat.named(name);
+        }
+
+        /** The site of {@code --site}, or the one chosen: {@code home} when it is up, else the first site up. */
+        Site siteOf(ClusterStatus cluster, String home) {
+            return SiteChoice.choose(cluster, site, home);
         }
 
         /** Without a controller the data goes through the one site there is. */
@@ -220,8 +233,9 @@ final class ImageCommand {
     }
 
     @Command(name = "import", mixinStandardHelpOptions = true,
-            description = {"Create image NAME from a raw FILE. Blocks of zeros are not sent (sparse).",
-                    "The size is the file's, rounded up to 4096 bytes. If the import fails, the new image is removed."})
+            description = {"Create image NAME from FILE: raw, or qcow2 or another format qemu-img reads (qemu-img then does the reading).",
+                    "The size is the file's (for raw) or the disk's it holds, rounded up to 4096 bytes. Blocks of zeros are not sent.",
+                    "If the import fails or is interrupted, the new image is removed."})
     static final class Import extends Transfer {
         @Parameters(index = "0", paramLabel = "FILE")
         Path file;
@@ -229,27 +243,32 @@ final class ImageCommand {
         @Parameters(index = "1", paramLabel = "NAME")
         String name;
 
+        @Option(names = "--format", paramLabel = "FORMAT",
+                description = "FILE's format: raw, qcow2, qed, vmdk, vdi, vhdx or vpc (default: detected from its first bytes).")
+        String format;
+
         @Override
         void run(ImageClient standalone, PrintStream out) throws Exception {
             checkNoSite(standalone);
-            report(ImageTransfer.importFile(standalone, standalone, file, name), out);
+            report(ImageTransfer.importFile(TransferRoutes.standalone(standalone), file, name, format(format), showProgress()), out);
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) throws Exception {
-            try (ImageClient through = siteOf(catalog.clusterStatus(), "")) {
-                report(ImageTransfer.importFile(catalog, through, file, name), out);
-            }
+            ImageFormat known = format(format);
+            Site through = siteOf(catalog.clusterStatus(), "");
+            report(ImageTransfer.importFile(TransferRoutes.controller(catalog, through), file, name, known, showProgress()), out);
         }
 
         private void report(ImageTransfer.Result result, PrintStream out) {
-            out.println("imported " + file + " as " + name + ": " + format(result.sizeBytes()) + ", "
-                    + format(result.dataBytes()) + " of data sent");
+            out.println("imported " + file + " (" + result.format().qemuName() + ") as " + name + ": " + Sizes.format(result.sizeBytes())
+                    + (result.dataBytes() < 0 ? "" : ", " + Sizes.format(result.dataBytes()) + " of data sent"));
         }
     }
 
     @Command(name = "export", mixinStandardHelpOptions = true,
-            description = "Write image NAME to a raw FILE; zero ranges stay holes in the file (sparse).")
+            description = {"Write image NAME to FILE: raw, with the image's zero ranges as holes, or qcow2 or another format",
+                    "qemu-img writes (qemu-img then does the writing). If the export fails or is interrupted, FILE is removed."})
     static final class Export extends Transfer {
         @Parameters(index = "0", paramLabel = "NAME")
         String name;
@@ -257,27 +276,31 @@ final class ImageCommand {
         @Parameters(index = "1", paramLabel = "FILE")
         Path file;
 
+        @Option(names = "--format", paramLabel = "FORMAT",
+                description = "FILE's format: raw, qcow2, qed, vmdk, vdi, vhdx or vpc (default: by FILE's extension, .qcow2 and so on; raw otherwise).")
+        String format;
+
         @Option(names = "--force", description = "Overwrite FILE if it exists.")
         boolean force;
 
         @Override
         void run(ImageClient standalone, PrintStream out) throws Exception {
             checkNoSite(standalone);
-            report(ImageTransfer.exportFile(standalone, name, standalone.get(name).getSizeBytes(), file, force), out);
+            ImageFormat known = format(format);
+            report(ImageTransfer.exportImage(TransferRoutes.standalone(standalone, name), file, known, force, showProgress()), out);
         }
 
         @Override
         void run(CatalogClient catalog, PrintStream out) throws Exception {
+            ImageFormat known = format(format);
             ClusterStatus cluster = catalog.clusterStatus(name);
-            ImageConfig image = cluster.getImages(0).getStatus().getConfig();
-            try (ImageClient through = siteOf(cluster, image.getHome())) {
-                report(ImageTransfer.exportFile(through, name, image.getSizeBytes(), file, force), out);
-            }
+            Site through = siteOf(cluster, cluster.getImages(0).getStatus().getConfig().getHome());
+            report(ImageTransfer.exportImage(TransferRoutes.at(through, name), file, known, force, showProgress()), out);
         }
 
         private void report(ImageTransfer.Result result, PrintStream out) {
-            out.println("exported " + name + " to " + file + ": " + format(result.sizeBytes()) + ", "
-                    + format(result.dataBytes()) + " of data written");
+            out.println("exported " + name + " to " + file + " (" + result.format().qemuName() + "): " + Sizes.format(result.sizeBytes())
+                    + (result.dataBytes() < 0 ? "" : ", " + Sizes.format(result.dataBytes()) + " of data written"));
         }
     }
 }

@@ -1,178 +1,203 @@
 package io.heliotrope.cli;
 
-import com.google.protobuf.ByteString;
-import io.grpc.stub.ClientCallStreamObserver;
-import io.grpc.stub.ClientResponseObserver;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
-import io.heliotrope.proto.storage.v1.Extent;
-import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
-import io.heliotrope.proto.storage.v1.WriteBlocksRequest;
-import io.heliotrope.proto.storage.v1.WriteBlocksResponse;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.util.Iterator;
-import java.util.concurrent.CompletableFuture;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** Sparse-aware copies between raw files and images, over the image service's block streams. */
+/**
+ * {@code helio image import} and {@code export}: copies between a file and an image's
+ * NBD export at a site, which with a controller holds the image's write lease while
+ * the copy runs, as for any NBD client. Raw files are copied by {@link RawImport} and
+ * {@link RawExport}; other formats by qemu-img. What a failed or interrupted (Ctrl-C)
+ * copy made is removed: the new image of an import, the file of an export.
+ */
 final class ImageTransfer {
-    private static final int BLOCK = 4096;
-    private static final int MESSAGE_BYTES = 1 << 20;
+    /** How long the undoing of a failed copy waits for the site to let go of the image (its session ends after the last disconnect). */
+    private static final Duration UNDO_PATIENCE = Duration.ofSeconds(30);
+    private static final long RETRY_MILLIS = 100;
 
-    record Result(long sizeBytes, long dataBytes) {}
+    /** @param dataBytes bytes of data sent or written, or -1 when qemu-img moved them */
+    record Result(long sizeBytes, long dataBytes, ImageFormat format) {}
+
+    /** Where an import creates its image and fills it: the controller's catalog and one of its sites, or a standalone site. */
+    interface Destination {
+        /** Creates an empty image and returns where it is served. */
+        NbdImage create(String name, long sizeBytes);
+
+        void remove(String name);
+    }
 
     private ImageTransfer() {}
 
-    /** Creates image {@code name} in {@code catalog} and fills it from {@code file} through the site of {@code client}. */
-    static Result importFile(ImageCatalog catalog, ImageClient client, Path file, String name) throws IOException, InterruptedException {
-        if (!Files.isRegularFile(file)) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot import " + file + ": not a readable file");
-        }
-        long fileSize = Files.size(file);
-        long size = Math.max(BLOCK, (fileSize + BLOCK - 1) / BLOCK * BLOCK);
-        catalog.createImage(name, size);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            Upload upload = new Upload();
-            client.async().writeBlocks(upload);
-            upload.send(WriteBlocksRequest.newBuilder().setName(name).build());
-            long dataBytes = 0;
-            ByteBuffer buffer = ByteBuffer.allocate(MESSAGE_BYTES);
-            for (long offset = 0; offset < size; offset += MESSAGE_BYTES) {
-                buffer.clear();
-                while (buffer.hasRemaining() && channel.read(buffer, offset + buffer.position()) > 0) {
-                    // keep reading until the chunk is full or the file ends
-                }
-                int length = (buffer.position() + BLOCK - 1) / BLOCK * BLOCK;
-                WriteBlocksRequest.Builder message = WriteBlocksRequest.newBuilder();
-                dataBytes += addNonZeroRuns(buffer.array(), length, offset, message);
-                if (message.getExtentsCount() > 0) {
-                    upload.send(message.build());
-                }
-            }
-            upload.finish();
-            return new Result(size, dataBytes);
-        } catch (RuntimeException e) {
-            HeliotropeException failure = client.translate(HeliotropeException.unwrap(e));
-            removeAfterFailure(catalog, name, failure);
-            throw failure;
-        } catch (IOException | InterruptedException e) {
-            removeAfterFailure(catalog, name, e);
-            throw e;
-        }
-    }
-
-    /** A failed import leaves no half-filled image behind. */
-    private static void removeAfterFailure(ImageCatalog catalog, String name, Exception failure) {
+    /**
+     * Creates image {@code name} from {@code file}, in {@code format}, or the format its
+     * first bytes show when null. The size is the file's for raw, the virtual size for
+     * other formats, rounded up to whole blocks.
+     */
+    static Result importFile(Destination destination, Path file, String name, ImageFormat format, boolean showProgress)
+            throws IOException, InterruptedException {
+        checkReadable(file);
+        ImageFormat actual;
+        long fileSize;
         try {
-            catalog.removeImage(name);
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e);
+            actual = format != null ? format : ImageFormat.detect(file);
+            fileSize = Files.size(file);
+        } catch (IOException e) {
+            throw TransferErrors.file("read", file, e);
+        }
+        QemuImg qemuImg = actual == ImageFormat.RAW ? null : QemuImg.find("importing a " + actual.qemuName() + " image");
+        long sourceSize = qemuImg == null ? fileSize : qemuImg.virtualSize(file, actual);
+        long size = Math.max(RawImport.BLOCK, (sourceSize + RawImport.BLOCK - 1) / RawImport.BLOCK * RawImport.BLOCK);
+        NbdImage image = destination.create(name, size);
+        try (Progress progress = Progress.start(name, size, showProgress)) {
+            Copy copy = qemuImg == null ? new RawImport(file, fileSize, image, progress)
+                    : qemuImg.convert(List.of("-n", "--target-is-zero", "-W", "-f", actual.qemuName(), "-O", "raw", file.toString(), image.uri()), progress);
+            long data = run(copy, image, () -> removeImage(destination, name));
+            return new Result(size, data, actual);
         }
     }
 
-    /** Adds the runs of non-zero blocks of {@code data[0, length)} as extents; returns their bytes. */
-    private static long addNonZeroRuns(byte[] data, int length, long baseOffset, WriteBlocksRequest.Builder message) {
-        long bytes = 0;
-        int runStart = -1;
-        for (int at = 0; at <= length; at += BLOCK) {
-            boolean data4k = at < length && !isZero(data, at);
-            if (data4k && runStart < 0) {
-                runStart = at;
-            } else if (!data4k && runStart >= 0) {
-                message.addExtents(Extent.newBuilder().setOffset(baseOffset + runStart).setData(ByteString.copyFrom(data, runStart, at - runStart)));
-                bytes += at - runStart;
-                runStart = -1;
-            }
-        }
-        return bytes;
-    }
-
-    private static boolean isZero(byte[] data, int from) {
-        for (int i = from; i < from + BLOCK; i++) {
-            if (data[i] != 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Writes image {@code name}, of {@code sizeBytes}, to {@code file} from the site of {@code client}, which need not hold a copy of it. */
-    static Result exportFile(ImageClient client, String name, long sizeBytes, Path file, boolean force) throws IOException {
+    /**
+     * Writes {@code image} to {@code file}, in {@code format}, or the format its name
+     * suggests ({@code .qcow2}, ...; raw otherwise) when null. A raw file keeps the image's
+     * zero ranges as holes.
+     */
+    static Result exportImage(NbdImage image, Path file, ImageFormat format, boolean force, boolean showProgress)
+            throws IOException, InterruptedException {
         if (Files.exists(file) && !force) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot export to " + file + ": it exists (use --force to overwrite)");
         }
-        long dataBytes = 0;
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-            raf.setLength(0);
-            raf.setLength(sizeBytes);
-            FileChannel channel = raf.getChannel();
-            Iterator<ReadBlocksResponse> responses = client.readBlocks(name);
-            while (client.call(responses::hasNext)) {
-                for (Extent extent : responses.next().getExtentsList()) {
-                    ByteBuffer data = extent.getData().asReadOnlyByteBuffer();
-                    dataBytes += data.remaining();
-                    long position = extent.getOffset();
-                    while (data.hasRemaining()) {
-                        position += channel.write(data, position);
-                    }
-                }
-            }
-            channel.force(true);
+        ImageFormat actual = format != null ? format : ImageFormat.ofFileName(file);
+        QemuImg qemuImg = actual == ImageFormat.RAW ? null : QemuImg.find("exporting to a " + actual.qemuName() + " image");
+        long size;
+        try {
+            size = RawExport.size(image);
+        } catch (IOException e) {
+            throw TransferErrors.copy(e, image);
         }
-        return new Result(sizeBytes, dataBytes);
+        try (Progress progress = Progress.start(image.name(), size, showProgress)) {
+            if (qemuImg != null) {
+                Copy copy = qemuImg.convert(List.of("-f", "raw", "-O", actual.qemuName(), image.uri(), file.toString()), progress);
+                return new Result(size, run(copy, image, () -> deleteFile(file)), actual);
+            }
+            try (RandomAccessFile target = open(file, size)) {
+                Copy copy = new RawExport(image, file, target.getChannel(), progress);
+                return new Result(size, run(copy, image, () -> deleteFile(file)), actual);
+            }
+        }
     }
 
-    /** A client stream that sends only while gRPC says the server keeps up. */
-    private static final class Upload implements ClientResponseObserver<WriteBlocksRequest, WriteBlocksResponse> {
-        private final CompletableFuture<WriteBlocksResponse> done = new CompletableFuture<>();
-        private ClientCallStreamObserver<WriteBlocksRequest> stream;
-
-        @Override
-        public void beforeStart(ClientCallStreamObserver<WriteBlocksRequest> requestStream) {
-            stream = requestStream;
-            stream.setOnReadyHandler(this::wake);
+    private static void checkReadable(Path file) {
+        if (!Files.exists(file)) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot import " + file + ": no such file");
         }
+        if (!Files.isRegularFile(file)) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot import " + file + ": not a regular file");
+        }
+        if (!Files.isReadable(file)) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "cannot import " + file + ": permission denied");
+        }
+    }
 
-        synchronized void send(WriteBlocksRequest message) throws InterruptedException {
-            while (!stream.isReady() && !done.isDone()) {
-                wait();
+    private static RandomAccessFile open(Path file, long size) {
+        try {
+            RandomAccessFile target = new RandomAccessFile(file.toFile(), "rw");
+            try {
+                target.setLength(0);
+                target.setLength(size);
+                return target;
+            } catch (IOException e) {
+                target.close();
+                throw e;
             }
-            if (done.isDone()) {
-                done.join();
-                throw new HeliotropeException(ErrorCode.STORAGE_FAILURE, "the server ended the import early");
+        } catch (IOException e) {
+            throw TransferErrors.file("write", file, e);
+        }
+    }
+
+    /**
+     * Runs {@code copy}; if it fails, or Ctrl-C ends the process meanwhile, {@code undo}
+     * runs before the process ends, and the failure says what it undid. After Ctrl-C the
+     * shutdown hook reports it, once the undo is done, and this thread waits for the end.
+     */
+    private static long run(Copy copy, NbdImage image, Undo undo) throws InterruptedException {
+        CountDownLatch settled = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicReference<String> report = new AtomicReference<>();
+        Thread hook = new Thread(() -> {
+            interrupted.set(true);
+            copy.abort();
+            try {
+                if (settled.await(UNDO_PATIENCE.toSeconds() + 5, TimeUnit.SECONDS) && report.get() != null) {
+                    System.err.println("helio: " + report.get());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-            stream.onNext(message);
+        }, "interrupted-copy");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            return copy.run();
+        } catch (IOException | RuntimeException e) {
+            HeliotropeException failure = interrupted.get() ? new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "interrupted", e)
+                    : TransferErrors.copy(e, image);
+            String outcome;
+            try {
+                outcome = undo.run();
+            } catch (IOException | RuntimeException | InterruptedException undoFailed) {
+                outcome = "and undoing failed: " + HeliotropeException.rootMessage(undoFailed);
+                failure.addSuppressed(undoFailed);
+            }
+            String message = failure.getMessage() + (outcome == null ? "" : " (" + outcome + ")");
+            if (interrupted.get()) {
+                report.set(message);
+                settled.countDown();
+                new CountDownLatch(1).await();
+            }
+            throw new HeliotropeException(failure.code(), message, failure);
+        } finally {
+            settled.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook runs, or ran: it waits for the undo, which is done.
+            }
         }
+    }
 
-        void finish() {
-            stream.onCompleted();
-            done.join();
-        }
+    /** Undoes what a failed copy made; says what it undid, or null when there was nothing to undo. */
+    private interface Undo {
+        String run() throws IOException, InterruptedException;
+    }
 
-        private synchronized void wake() {
-            notifyAll();
+    /** Removes the image of a failed import, waiting while the site still has it open (it ends the session once the last connection is gone). */
+    private static String removeImage(Destination destination, String name) throws InterruptedException {
+        long deadline = System.nanoTime() + UNDO_PATIENCE.toNanos();
+        while (true) {
+            try {
+                destination.remove(name);
+                return "the new image '" + name + "' is removed";
+            } catch (HeliotropeException e) {
+                boolean held = e.code() == ErrorCode.IMAGE_IN_USE || e.code() == ErrorCode.LEASE_HELD;
+                if (!held || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            Thread.sleep(RETRY_MILLIS);
         }
+    }
 
-        @Override
-        public void onNext(WriteBlocksResponse response) {
-            done.complete(response);
-        }
-
-        @Override
-        public void onError(Throwable failure) {
-            done.completeExceptionally(failure);
-            wake();
-        }
-
-        @Override
-        public void onCompleted() {
-            wake();
-        }
+    private static String deleteFile(Path file) throws IOException {
+        return Files.deleteIfExists(file) ? file + " is removed" : null;
     }
 }

@@ -18,7 +18,6 @@ import java.util.regex.Pattern;
 import static io.heliotrope.it.Tools.ok;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A site whose data lives on a small ext4 on a loop device, filled up through NBD by
@@ -32,27 +31,19 @@ class FullDiskIT {
 
     @BeforeAll
     static void requireRootAndLoopDevices() {
-        assumeTrue(Files.exists(Path.of("/dev/loop-control")), "no /dev/loop-control: a small ext4 needs a loop device");
-        assumeTrue(Tools.run("id", "-u").stdout().strip().equals("0"), "not root: only root may set up a loop device and mount it");
+        LoopFileSystem.assumeAvailable();
     }
 
     @Test
-    void writesFailWithEnospcReadsGoOnAndNothingAcknowledgedIsLost(@TempDir Path tmp) throws IOException {
-        Path fileSystem = tmp.resolve("ext4.img");
-        Path mountpoint = Files.createDirectory(tmp.resolve("mnt"));
+    void writesFailWithEnospcReadsGoOnAndNothingAcknowledgedIsLost(@TempDir Path tmp) throws Exception {
         try (Cleanup cleanup = new Cleanup()) {
-            ok("truncate", "-s", "384M", fileSystem.toString());
-            ok("mkfs.ext4", "-q", "-m", "0", fileSystem.toString());
-            String device = ok("losetup", "-f", "--show", fileSystem.toString()).stdout().strip();
-            cleanup.add(() -> ok("losetup", "-d", device));
-            ok("mount", "-t", "ext4", device, mountpoint.toString());
-            cleanup.add(() -> ok("umount", mountpoint.toString()));
-            TestingSite site = TestingSite.startIn(mountpoint.resolve("data"));
+            LoopFileSystem disk = LoopFileSystem.mount(tmp, "384M", cleanup);
+            TestingSite site = TestingSite.startIn(disk.mountpoint().resolve("data"));
             cleanup.add(site::close);
             try {
-                fillFreeAndRestart(site, mountpoint);
+                fillFreeAndRestart(site, disk.mountpoint());
             } catch (AssertionError | RuntimeException | IOException e) {
-                System.err.printf("==== log of the site (data on %s) ====%n%s==== end of site log ====%n", device, site.log());
+                System.err.printf("==== log of the site (data on %s) ====%n%s==== end of site log ====%n", disk.device(), site.log());
                 throw e;
             }
         }

@@ -3,7 +3,6 @@ package io.heliotrope.storage.admin;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
-import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageExports;
@@ -86,11 +85,6 @@ public final class ImageManager {
             }
             return exports.whileClosed(name, () -> status(store.resizeImage(name, sizeBytes)));
         });
-    }
-
-    /** Opens an image as a device for bulk transfer; the caller closes it. */
-    public CompletableFuture<BlockDevice> open(String name) {
-        return exports.open(name);
     }
 
     private void checkOwnCatalog(String action) {

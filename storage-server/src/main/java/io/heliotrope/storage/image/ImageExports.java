@@ -22,7 +22,7 @@ import static java.util.Objects.requireNonNull;
  * The images of a site as NBD exports. Connections to one image share one
  * {@link OpenImage}, with its {@link ImageSession} and data view, and each gets a device
  * from the {@link DeviceFactory}; an image is open while at least one
- * connection (or import) uses it, and its session ends when the last one leaves. A
+ * connection uses it, and its session ends when the last one leaves. A
  * session starts only after the previous session of the same image has ended, and
  * neither runs under this object's lock (they may wait on the controller).
  * Deleting or resizing an open image is refused. Failures are our own errors; the NBD
@@ -89,7 +89,7 @@ public final class ImageExports {
         return sessions.mayExist(name);
     }
 
-    /** Opens an image for one connection (or import); closing the device ends that use. */
+    /** Opens an image for one connection; closing the device ends that use. */
     public CompletableFuture<BlockDevice> open(String name) {
         CompletableFuture<OpenImage> image;
         synchronized (this) {

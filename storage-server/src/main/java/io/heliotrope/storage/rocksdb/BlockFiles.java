@@ -44,6 +44,14 @@ import static java.util.Objects.requireNonNull;
  */
 final class BlockFiles implements AutoCloseable {
     static final int GROUP = 256;
+    /**
+     * The most one {@code pwrite} writes. A longer write asks the page cache for larger
+     * folios, which cost more to allocate than they save (Linux 6.18, ext4, 2 cores: dd of
+     * 1 GiB into a new file, 0.3-0.8 s of system time with 256 KiB writes, 0.8-1.8 s with
+     * 2 MiB; a site took 2.0-3.5 s of CPU to store 1 GiB sent in 1 MiB NBD writes, 0.6-2.0 s
+     * once it wrote them in pieces of 256 KiB).
+     */
+    private static final int MAX_PWRITE = 256 * 1024;
     private static final int CHUNK_SHIFT = 30;
     private static final long CHUNK = 1L << CHUNK_SHIFT;
     private static final Logger log = LoggerFactory.getLogger(BlockFiles.class);
@@ -144,7 +152,9 @@ final class BlockFiles implements AutoCloseable {
             FileChannel channel = file(imageId).channel;
             try {
                 for (long at = position; data.hasRemaining(); ) {
-                    at += channel.write(data, at);
+                    int written = channel.write(data.slice(data.position(), Math.min(data.remaining(), MAX_PWRITE)), at);
+                    data.position(data.position() + written);
+                    at += written;
                 }
             } catch (IOException e) {
                 throw failure("write", imageId, e);

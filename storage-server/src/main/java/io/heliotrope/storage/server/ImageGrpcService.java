@@ -1,6 +1,5 @@
 package io.heliotrope.storage.server;
 
-import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
@@ -12,12 +11,8 @@ import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.ListImagesRequest;
 import io.heliotrope.proto.storage.v1.ListImagesResponse;
-import io.heliotrope.proto.storage.v1.ReadBlocksRequest;
-import io.heliotrope.proto.storage.v1.ReadBlocksResponse;
 import io.heliotrope.proto.storage.v1.ResizeImageRequest;
 import io.heliotrope.proto.storage.v1.SiteStatus;
-import io.heliotrope.proto.storage.v1.WriteBlocksRequest;
-import io.heliotrope.proto.storage.v1.WriteBlocksResponse;
 import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.status.SiteStatusService;
 
@@ -30,27 +25,30 @@ import static java.util.Objects.requireNonNull;
 public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBase {
     private final ImageManager manager;
     private final SiteStatusService status;
+    private final int nbdPort;
 
-    public ImageGrpcService(ImageManager manager, SiteStatusService status) {
+    /** @param nbdPort the port of this site's NBD server, which every {@link ImageInfo} names */
+    public ImageGrpcService(ImageManager manager, SiteStatusService status, int nbdPort) {
         this.manager = requireNonNull(manager, "manager is null");
         this.status = requireNonNull(status, "status is null");
+        this.nbdPort = nbdPort;
     }
 
     @Override
     public void createImage(CreateImageRequest request, StreamObserver<ImageInfo> observer) {
-        reply(manager.create(request.getName(), request.getSizeBytes()), ImageProtos::toProto, observer);
+        reply(manager.create(request.getName(), request.getSizeBytes()), this::toProto, observer);
     }
 
     @Override
     public void listImages(ListImagesRequest request, StreamObserver<ListImagesResponse> observer) {
         reply(manager.list(), images -> ListImagesResponse.newBuilder()
-                .addAllImages(images.stream().map(ImageProtos::toProto).toList())
+                .addAllImages(images.stream().map(this::toProto).toList())
                 .build(), observer);
     }
 
     @Override
     public void getImage(GetImageRequest request, StreamObserver<ImageInfo> observer) {
-        reply(manager.get(request.getName()), ImageProtos::toProto, observer);
+        reply(manager.get(request.getName()), this::toProto, observer);
     }
 
     @Override
@@ -60,17 +58,11 @@ public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBas
 
     @Override
     public void resizeImage(ResizeImageRequest request, StreamObserver<ImageInfo> observer) {
-        reply(manager.resize(request.getName(), request.getSizeBytes()), ImageProtos::toProto, observer);
+        reply(manager.resize(request.getName(), request.getSizeBytes()), this::toProto, observer);
     }
 
-    @Override
-    public StreamObserver<WriteBlocksRequest> writeBlocks(StreamObserver<WriteBlocksResponse> observer) {
-        return new ImageImport(manager, (ServerCallStreamObserver<WriteBlocksResponse>) observer);
-    }
-
-    @Override
-    public void readBlocks(ReadBlocksRequest request, StreamObserver<ReadBlocksResponse> observer) {
-        new ImageExport(manager, request.getName(), (ServerCallStreamObserver<ReadBlocksResponse>) observer).start();
+    private ImageInfo toProto(ImageManager.ImageStatus status) {
+        return ImageProtos.toProto(status, nbdPort);
     }
 
     @Override

@@ -13,7 +13,8 @@ import io.heliotrope.storage.status.SiteState;
 final class ImageProtos {
     private ImageProtos() {}
 
-    static ImageInfo toProto(ImageStatus status) {
+    /** @param nbdPort the port of this site's NBD server */
+    static ImageInfo toProto(ImageStatus status, int nbdPort) {
         return ImageInfo.newBuilder()
                 .setName(status.info().name())
                 .setSizeBytes(status.info().sizeBytes())
@@ -25,6 +26,7 @@ final class ImageProtos {
                 .addAllStaleBlocks(status.staleByHolder().entrySet().stream()
                         .map(stale -> StaleBlocks.newBuilder().setHolder(stale.getKey()).setBlocks(stale.getValue()).build())
                         .toList())
+                .setNbdPort(nbdPort)
                 .build();
     }
 

@@ -149,7 +149,8 @@ public final class StorageServer implements AutoCloseable {
             SiteStatusService status = new SiteStatusService(config.site(), started, store, exports,
                     replicas == null ? Map::of : replicas.propagation()::backlogs, links == null ? () -> Traffic.NONE : links.metrics()::blockBytes,
                     pool("site-status", 1, QUEUED_CENSUSES));
-            ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status);
+            ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status,
+                    nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
             grpc = replicas == null ? GrpcServers.start(grpcAddress, grpcCalls, images)
                     : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service());
