@@ -234,7 +234,7 @@ final class ImageCommand {
 
     @Command(name = "import", mixinStandardHelpOptions = true,
             description = {"Create image NAME from FILE: raw, or qcow2 or another format qemu-img reads (qemu-img then does the reading).",
-                    "The size is the file's (for raw) or the disk's it holds, rounded up to 4096 bytes. Blocks of zeros are not sent.",
+                    "The size is the file's for raw, else the size of the disk it holds, rounded up to 4096 bytes. Zero blocks are not sent.",
                     "If the import fails or is interrupted, the new image is removed."})
     static final class Import extends Transfer {
         @Parameters(index = "0", paramLabel = "FILE")
@@ -250,7 +250,8 @@ final class ImageCommand {
         @Override
         void run(ImageClient standalone, PrintStream out) throws Exception {
             checkNoSite(standalone);
-            report(ImageTransfer.importFile(TransferRoutes.standalone(standalone), file, name, format(format), showProgress()), out);
+            ImageFormat known = format(format);
+            report(ImageTransfer.importFile(TransferRoutes.standalone(standalone), file, name, known, showProgress()), out);
         }
 
         @Override
