@@ -42,10 +42,10 @@ class StatusPageIT {
                 browser.await("both sites up", TIMEOUT, "return [...document.querySelectorAll('#sites tbody tr')]"
                         + ".filter(row => row.dataset.up === 'true').length === 2;");
                 assertThat(browser.text("#sites tr[data-site=virginia] [data-field=nbd]")).isEqualTo("127.0.0.1:" + sites.site(VIRGINIA).nbdPort());
-                browser.await("the round trips measured", TIMEOUT, "return document.querySelector('#rtt td[data-from=taiwan][data-to=virginia]')"
-                        + "?.dataset.rttMs !== undefined;");
-                assertThat(Double.parseDouble(browser.attributes("#rtt td[data-from=taiwan][data-to=virginia]", "data-rtt-ms").get(0)))
-                        .as("taiwan to virginia, ms").isBetween(70.0, 200.0);
+                // The link's 75 ms, give or take: a round of pings on a loaded machine may take longer, and the next round measures again.
+                browser.await("taiwan to virginia measured at 70 to 200 ms", TIMEOUT,
+                        "const rtt = Number(document.querySelector('#rtt td[data-from=taiwan][data-to=virginia]')?.dataset.rttMs);"
+                        + " return rtt >= 70 && rtt <= 200;");
 
                 // The first 8 MiB at virginia: regions 0 to 15.
                 ok("qemu-io", "-f", "raw", "-c", "write -P 0x11 0 8M", sites.site(VIRGINIA).nbdUri("demo"));
