@@ -35,65 +35,67 @@ class StatusPageIT {
         TestingController controller = cluster.controller(0);
         try (WanSites sites = new WanSites(controller.target(), WanSites.WAN_75MS, List.of(VIRGINIA, TAIWAN));
                 TestingBrowser browser = TestingBrowser.start()) {
-            helio("image", "create", "demo", "--size", "64M", "--mode", "proactive", "--home", VIRGINIA, "--s", "0",
-                    "--transitions", "virginia:taiwan=1.0,taiwan:virginia=1.0", "--controller", controller.target()).assertSuccess();
-            browser.open(controller.statusUrl());
-            browser.await("both sites up", TIMEOUT, "return [...document.querySelectorAll('#sites tbody tr')]"
-                    + ".filter(row => row.dataset.up === 'true').length === 2;");
-            assertThat(browser.text("#sites tr[data-site=virginia] [data-field=nbd]")).isEqualTo("127.0.0.1:" + sites.site(VIRGINIA).nbdPort());
-            browser.await("the round trips measured", TIMEOUT, "return document.querySelector('#rtt td[data-from=taiwan][data-to=virginia]')"
-                    + "?.dataset.rttMs !== undefined;");
-            assertThat(Double.parseDouble(browser.attributes("#rtt td[data-from=taiwan][data-to=virginia]", "data-rtt-ms").get(0)))
-                    .as("taiwan to virginia, ms").isBetween(70.0, 200.0);
+            try {
+                helio("image", "create", "demo", "--size", "64M", "--mode", "proactive", "--home", VIRGINIA, "--s", "0",
+                        "--transitions", "virginia:taiwan=1.0,taiwan:virginia=1.0", "--controller", controller.target()).assertSuccess();
+                browser.open(controller.statusUrl());
+                browser.await("both sites up", TIMEOUT, "return [...document.querySelectorAll('#sites tbody tr')]"
+                        + ".filter(row => row.dataset.up === 'true').length === 2;");
+                assertThat(browser.text("#sites tr[data-site=virginia] [data-field=nbd]")).isEqualTo("127.0.0.1:" + sites.site(VIRGINIA).nbdPort());
+                // The link's 75 ms, give or take: a round of pings on a loaded machine may take longer, and the next round measures again.
+                browser.await("taiwan to virginia measured at 70 to 200 ms", TIMEOUT,
+                        "const rtt = Number(document.querySelector('#rtt td[data-from=taiwan][data-to=virginia]')?.dataset.rttMs);"
+                        + " return rtt >= 70 && rtt <= 200;");
 
-            // The first 8 MiB at virginia: regions 0 to 15.
-            ok("qemu-io", "-f", "raw", "-c", "write -P 0x11 0 8M", sites.site(VIRGINIA).nbdUri("demo"));
-            awaitStrip(browser, "virginia's write", expectedStrip(VIRGINIA, 0, 16));
-            browser.await("virginia's close: nobody holds the lease", TIMEOUT,
-                    "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'none';");
-            long epoch = Long.parseLong(browser.text(".image[data-image=demo] [data-field=epoch]"));
-            assertThat(colour(browser, ".strip[data-image=demo] .cell[data-region='0']"))
-                    .isEqualTo(colour(browser, "#legend [data-site=virginia] .swatch"));
-            browser.await("virginia's pushes to taiwan counted", TIMEOUT,
-                    "return document.querySelector('#traffic tr[data-from=virginia][data-to=taiwan] [data-field=pushed]')?.textContent === '8.00 MiB';");
+                // The first 8 MiB at virginia: regions 0 to 15.
+                ok("qemu-io", "-f", "raw", "-c", "write -P 0x11 0 8M", sites.site(VIRGINIA).nbdUri("demo"));
+                awaitStrip(browser, "virginia's write", expectedStrip(VIRGINIA, 0, 16));
+                browser.await("virginia's close: nobody holds the lease", TIMEOUT,
+                        "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'none';");
+                long epoch = Long.parseLong(browser.text(".image[data-image=demo] [data-field=epoch]"));
+                assertThat(colour(browser, ".strip[data-image=demo] .cell[data-region='0']"))
+                        .isEqualTo(colour(browser, "#legend [data-site=virginia] .swatch"));
+                browser.await("virginia's pushes to taiwan counted", TIMEOUT,
+                        "return document.querySelector('#traffic tr[data-from=virginia][data-to=taiwan] [data-field=pushed]')?.textContent === '8.00 MiB';");
 
-            // The move: taiwan opens the image for writing, writes 4 MiB at 32 MiB (regions 64 to 71) and keeps it open.
-            try (ChildProcess writer = ChildProcess.start("qemu-io", List.of("stdbuf", "-oL", "qemu-io", "-f", "raw",
-                    "-c", "write -P 0x22 32M 4M", "-c", "sleep 600000", sites.site(TAIWAN).nbdUri("demo")))) {
-                Await.until("taiwan's write acknowledged", TIMEOUT, () -> writer.output().contains("wrote 4194304/4194304 bytes"));
-                browser.await("the lease at taiwan", TIMEOUT,
-                        "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'taiwan';");
-                assertThat(Long.parseLong(browser.text(".image[data-image=demo] [data-field=epoch]"))).as("epoch after the move").isGreaterThan(epoch);
-                List<String> strip = expectedStrip(VIRGINIA, 0, 16);
-                Collections.fill(strip.subList(64, 72), TAIWAN);
-                // taiwan's checkpoint flushes its write while it holds the lease.
-                awaitStrip(browser, "taiwan's write", strip);
-                assertThat(colour(browser, ".strip[data-image=demo] .cell[data-region='64']"))
-                        .isEqualTo(colour(browser, "#legend [data-site=taiwan] .swatch"))
-                        .isNotEqualTo(colour(browser, "#legend [data-site=virginia] .swatch"));
-                browser.screenshot(Path.of("target", "status-page.png"));
+                // The move: taiwan opens the image for writing, writes 4 MiB at 32 MiB (regions 64 to 71) and keeps it open.
+                try (ChildProcess writer = ChildProcess.start("qemu-io", List.of("stdbuf", "-oL", "qemu-io", "-f", "raw",
+                        "-c", "write -P 0x22 32M 4M", "-c", "sleep 600000", sites.site(TAIWAN).nbdUri("demo")))) {
+                    Await.until("taiwan's write acknowledged", TIMEOUT, () -> writer.output().contains("wrote 4194304/4194304 bytes"));
+                    browser.await("the lease at taiwan", TIMEOUT,
+                            "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'taiwan';");
+                    assertThat(Long.parseLong(browser.text(".image[data-image=demo] [data-field=epoch]"))).as("epoch after the move").isGreaterThan(epoch);
+                    List<String> strip = expectedStrip(VIRGINIA, 0, 16);
+                    Collections.fill(strip.subList(64, 72), TAIWAN);
+                    // taiwan's checkpoint flushes its write while it holds the lease.
+                    awaitStrip(browser, "taiwan's write", strip);
+                    assertThat(colour(browser, ".strip[data-image=demo] .cell[data-region='64']"))
+                            .isEqualTo(colour(browser, "#legend [data-site=taiwan] .swatch"))
+                            .isNotEqualTo(colour(browser, "#legend [data-site=virginia] .swatch"));
+                    browser.screenshot(Path.of("target", "status-page.png"));
+                }
+
+                browser.await("taiwan's close: nobody holds the lease", TIMEOUT,
+                        "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'none';");
+
+                // Two of the three ZooKeeper nodes die: the controller answers, but without the cluster.
+                ZooKeeperEnsemble ensemble = cluster.ensemble();
+                int leader = ensemble.leader();
+                ensemble.kill9(leader);
+                ensemble.kill9(leader == 1 ? 2 : 1);
+                browser.await("the page to tell of the controller's trouble", TIMEOUT,
+                        "return document.getElementById('connection').dataset.state === 'error';");
+                assertThat(browser.text("#connection")).startsWith("the controller answers 503: ");
+                ensemble.restartKilled();
+                browser.await("the page live again", TIMEOUT, "return document.getElementById('connection').dataset.state === 'live';");
+
+                controller.kill9();
+                browser.await("the page to notice the controller is gone", TIMEOUT,
+                        "return document.getElementById('connection').dataset.state === 'lost';");
+                assertThat(browser.text("#connection")).startsWith("the controller is not answering (last answer ");
             } catch (AssertionError e) {
                 throw new AssertionError(e.getMessage() + "\n" + sites.logs(), e);
             }
-
-            browser.await("taiwan's close: nobody holds the lease", TIMEOUT,
-                    "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'none';");
-
-            // Two of the three ZooKeeper nodes die: the controller answers, but without the cluster.
-            ZooKeeperEnsemble ensemble = cluster.ensemble();
-            int leader = ensemble.leader();
-            ensemble.kill9(leader);
-            ensemble.kill9(leader == 1 ? 2 : 1);
-            browser.await("the page to tell of the controller's trouble", TIMEOUT,
-                    "return document.getElementById('connection').dataset.state === 'error';");
-            assertThat(browser.text("#connection")).startsWith("the controller answers 503: ");
-            ensemble.restartKilled();
-            browser.await("the page live again", TIMEOUT, "return document.getElementById('connection').dataset.state === 'live';");
-
-            controller.kill9();
-            browser.await("the page to notice the controller is gone", TIMEOUT,
-                    "return document.getElementById('connection').dataset.state === 'lost';");
-            assertThat(browser.text("#connection")).startsWith("the controller is not answering (last answer ");
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static java.util.Objects.requireNonNull;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -155,6 +156,23 @@ final class TestingSite implements AutoCloseable {
     /** Everything the site printed, across restarts. */
     String log() {
         return process.log();
+    }
+
+    /** The full log the site writes in its data directory (ours from DEBUG), every file of it; empty when there is none. */
+    String logFile() {
+        Path logs = dataDir.resolve("logs");
+        if (!Files.isDirectory(logs)) {
+            return "";
+        }
+        try (Stream<Path> files = Files.list(logs)) {
+            StringBuilder text = new StringBuilder();
+            for (Path file : files.sorted().toList()) {
+                text.append("---- ").append(file).append(" ----\n").append(Files.readString(file));
+            }
+            return text.toString();
+        } catch (IOException e) {
+            return "cannot read the log files in " + logs + ": " + e;
+        }
     }
 
     @Override

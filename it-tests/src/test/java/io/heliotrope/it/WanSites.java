@@ -74,10 +74,11 @@ final class WanSites implements AutoCloseable {
         return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
     }
 
-    /** The log of every site, for a failed test's report. */
+    /** The log of every site, for a failed test's report: what it printed, then its log file. */
     String logs() {
         StringBuilder logs = new StringBuilder();
-        sites.forEach((name, site) -> logs.append("==== site ").append(name).append(" ====\n").append(site.log()));
+        sites.forEach((name, site) -> logs.append("==== site ").append(name).append(" ====\n").append(site.log())
+                .append("==== site ").append(name).append(", its log file ====\n").append(site.logFile()));
         return logs.toString();
     }
 

@@ -126,10 +126,11 @@ public final class ImageExports {
         }
         inUse.remove(name);
         CompletableFuture<Void> end = use.image.thenAcceptAsync(image -> {
+            // The view (its replication mode) closes after the final flush: what it pushes from then on is committed.
             try {
-                image.view().close();
-            } finally {
                 image.session().close();
+            } finally {
+                image.view().close();
             }
             log.info("{}: closed", name);
         }, sessionExecutor);

@@ -13,9 +13,10 @@ import java.util.random.RandomGenerator;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Propagation of one image open for write at this site, for as long as it stays open:
- * read and write counts per block, the queue of blocks written since they were last
- * pushed, and the pusher that sends them away by priority (DESIGN.md section 6).
+ * Propagation of one image open for write at this site: read and write counts per block,
+ * the queue of blocks written since they were last pushed, and the pusher that sends them
+ * away by priority (DESIGN.md section 6). It counts while the image stays open; once it
+ * closes, what is queued is still pushed, and then it ends.
  *
  * <p>{@link #recordRead} and {@link #recordWrite} are for the I/O path: thread-safe, they
  * hold the image's lock for at most {@value #CHUNK} blocks at a time and allocate nothing
@@ -30,22 +31,26 @@ public final class ImagePropagation implements AutoCloseable {
     private final PropagationMetrics metrics;
     private final Clock clock;
     private final int trackedBlocks;
-    private final Consumer<ImagePropagation> onClose;
+    private final Consumer<ImagePropagation> onEnd;
     private final Object lock = new Object();
     private final AccessStats stats = new AccessStats();
     private final PushQueue queue;
     private final Arrivals arrivals;
     private final Pusher pusher;
+    /** The image closed here: nothing more is counted. */
     private boolean closed;
+    /** Nothing more is pushed: what was queued is dropped. */
+    private boolean ended;
 
+    /** @param onEnd called once it ends: it pushes nothing more */
     ImagePropagation(ImageInfo image, Replication replication, PushGuard guard, PushContext context, RandomGenerator random,
-            Consumer<ImagePropagation> onClose) {
+            Consumer<ImagePropagation> onEnd) {
         this.image = requireNonNull(image, "image is null");
         requireNonNull(replication, "replication is null");
         this.metrics = context.metrics();
         this.clock = context.clock();
         this.trackedBlocks = context.config().trackedBlocks();
-        this.onClose = requireNonNull(onClose, "onClose is null");
+        this.onEnd = requireNonNull(onEnd, "onEnd is null");
         this.queue = new PushQueue(stats, replication.k(), replication.s());
         this.arrivals = new Arrivals(queue);
         this.pusher = new Pusher(this, image, context, random, requireNonNull(guard, "guard is null"));
@@ -117,7 +122,13 @@ public final class ImagePropagation implements AutoCloseable {
         pusher.tune(replication);
     }
 
-    /** Stops pushing: what is still queued stays unsent, and pushes under way finish on their own. */
+    /**
+     * The image closed here (the session has flushed): counting stops, and the blocks still
+     * queued are pushed as they would have been, then it ends. A block queued at the close is
+     * the one most likely missing where the image opens next: the last writes before a move.
+     * Blocks that only more reads would have let go, and those whose version the guard holds
+     * back now, are dropped: neither can change any more.
+     */
     @Override
     public void close() {
         synchronized (lock) {
@@ -125,10 +136,28 @@ public final class ImagePropagation implements AutoCloseable {
                 return;
             }
             closed = true;
+        }
+        pusher.drain();
+    }
+
+    /** Stops pushing: what is still queued is dropped, and pushes under way finish on their own. */
+    void end() {
+        synchronized (lock) {
+            if (ended) {
+                return;
+            }
+            closed = true;
+            ended = true;
             metrics.queued(-queue.size());
         }
-        pusher.close();
-        onClose.accept(this);
+        pusher.stop();
+        onEnd.accept(this);
+    }
+
+    boolean closed() {
+        synchronized (lock) {
+            return closed;
+        }
     }
 
     /** Blocks queued to be pushed. */
@@ -153,13 +182,13 @@ public final class ImagePropagation implements AutoCloseable {
         }
         synchronized (lock) {
             long oldest = arrivals.oldest();
-            return closed || oldest < 0 ? Backlog.NONE : new Backlog(queue.size(), Duration.ofMillis(Math.max(0, clock.millis() - oldest)));
+            return ended || oldest < 0 ? Backlog.NONE : new Backlog(queue.size(), Duration.ofMillis(Math.max(0, clock.millis() - oldest)));
         }
     }
 
     boolean hasPushable() {
         synchronized (lock) {
-            return !closed && queue.hasPushable();
+            return !ended && queue.hasPushable();
         }
     }
 
@@ -168,7 +197,7 @@ public final class ImagePropagation implements AutoCloseable {
         long[] blocks = new long[most];
         int taken = 0;
         synchronized (lock) {
-            for (int entry; taken < most && !closed && (entry = queue.poll()) >= 0; taken++) {
+            for (int entry; taken < most && !ended && (entry = queue.poll()) >= 0; taken++) {
                 blocks[taken] = stats.block(entry);
             }
         }
@@ -184,7 +213,7 @@ public final class ImagePropagation implements AutoCloseable {
         long now = clock.millis();
         int added = 0;
         synchronized (lock) {
-            if (closed) {
+            if (ended) {
                 return;
             }
             for (long block : blocks) {

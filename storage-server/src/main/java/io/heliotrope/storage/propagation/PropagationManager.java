@@ -22,8 +22,9 @@ import static java.util.Objects.requireNonNull;
  * The propagation manager of a site (DESIGN.md section 6, paper section 3.2.3): while an
  * image is open for write here, its blocks written since they were last sent are pushed
  * to the sites its VM is likely to move to, by priority {@code p = K * fr/fw + fr}, within
- * the image's cap and budget. Only {@link Replication.Mode#PROACTIVE} images push; the
- * others are counted, so a change of mode at run time pushes at once.
+ * the image's cap and budget, and once it closes until what was queued then has gone. Only
+ * {@link Replication.Mode#PROACTIVE} images push; the others are counted, so a change of
+ * mode at run time pushes at once.
  */
 public final class PropagationManager implements AutoCloseable {
     /** An image's blocks waiting to be pushed, and how long the one queued first has waited. */
@@ -34,7 +35,7 @@ public final class PropagationManager implements AutoCloseable {
             requireNonNull(oldest, "oldest is null");
         }
 
-        /** The backlog of two sessions of one image, one still closing. */
+        /** The backlog of two sessions of one image: one closed, still pushing what it had queued. */
         Backlog plus(Backlog other) {
             return new Backlog(blocks + other.blocks, oldest.compareTo(other.oldest) >= 0 ? oldest : other.oldest);
         }
@@ -42,7 +43,8 @@ public final class PropagationManager implements AutoCloseable {
 
     private final PushContext context;
     private final RandomGenerator.SplittableGenerator random;
-    private final Set<ImagePropagation> open = ConcurrentHashMap.newKeySet();
+    /** The propagations of images open for write here, and of those closed that still push what was queued. */
+    private final Set<ImagePropagation> running = ConcurrentHashMap.newKeySet();
 
     /**
      * @param site this site's name, as in the transition tables
@@ -61,7 +63,7 @@ public final class PropagationManager implements AutoCloseable {
 
     /**
      * Starts propagation of an image opened for write here, with counts from zero; once per
-     * write session, closed when the session ends.
+     * write session, closed when the session ends (after its final flush).
      *
      * @param guard which copies may go to which site now
      */
@@ -70,15 +72,15 @@ public final class PropagationManager implements AutoCloseable {
         synchronized (random) {
             imageRandom = random.split();
         }
-        ImagePropagation propagation = new ImagePropagation(image, replication, guard, context, imageRandom, open::remove);
-        open.add(propagation);
+        ImagePropagation propagation = new ImagePropagation(image, replication, guard, context, imageRandom, running::remove);
+        running.add(propagation);
         return propagation;
     }
 
-    /** The backlog of each image open for write here whose blocks wait to be pushed, by name. */
+    /** The backlog of each image whose blocks wait to be pushed from here, open or closed since, by name. */
     public Map<String, Backlog> backlogs() {
         Map<String, Backlog> backlogs = new TreeMap<>();
-        for (ImagePropagation propagation : open) {
+        for (ImagePropagation propagation : running) {
             Backlog backlog = propagation.backlog();
             if (backlog.blocks() > 0) {
                 backlogs.merge(propagation.image().name(), backlog, Backlog::plus);
@@ -87,9 +89,9 @@ public final class PropagationManager implements AutoCloseable {
         return backlogs;
     }
 
-    /** Stops the pushes of every image still open. */
+    /** Stops the pushes of every image, open or closed: what is queued stays unsent. */
     @Override
     public void close() {
-        List.copyOf(open).forEach(ImagePropagation::close);
+        List.copyOf(running).forEach(ImagePropagation::end);
     }
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.LongAdder;
 import static java.util.Objects.requireNonNull;
 
 /**
- * Proactive pushes of a site: blocks queued over all open images, and per destination
+ * Proactive pushes of a site: blocks queued over all images it pushes from, and per destination
  * site the blocks and bytes pushed, the copies it refused (it had them, or newer) and the
  * pushes that failed. Tagged by destination only, never by image, to bound cardinality.
  */

@@ -33,7 +33,9 @@ import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
  *
  * <p>Its steps run on the scheduler, one at a time ({@link #signal()} coalesces requests
  * for a step); it waits on a timer after drawing "not now", behind a site's backoff or at
- * the cap, and sleeps when nothing can go until a write, a read or a change wakes it.
+ * the cap, and sleeps when nothing can go until a write, a read or a change wakes it. Once
+ * the image has closed, nothing wakes it that way: when nothing can go and no push is under
+ * way or held back, it ends the image's propagation.
  */
 final class Pusher {
     /** What a copy costs besides its data: its block number and version as they travel. */
@@ -51,13 +53,15 @@ final class Pusher {
     private final RateLimiter limiter;
     private final PushGuard guard;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Pushes whose blocks the guard held back, waiting to be queued again. */
+    private final AtomicInteger heldBack = new AtomicInteger();
     /** Requests for a step: the step runs again until it has seen them all. */
     private final AtomicInteger requests = new AtomicInteger();
     /** Whether the pusher waits for a write or read to wake it (not for a timer or a push). */
     private final AtomicBoolean idle = new AtomicBoolean(true);
     private volatile Destinations destinations;
     private volatile boolean enabled;
-    private volatile boolean closed;
+    private volatile boolean stopped;
     /** The next timer and when it fires; used by steps only. */
     private ScheduledFuture<?> timer;
     private long timerAt;
@@ -99,8 +103,15 @@ final class Pusher {
         }
     }
 
-    void close() {
-        closed = true;
+    /** The image closed: pushes what is queued, and ends the propagation once nothing is left to push. */
+    void drain() {
+        idle.set(false);
+        signal();
+    }
+
+    /** Pushes nothing more; those under way finish on their own. */
+    void stop() {
+        stopped = true;
         signal();
     }
 
@@ -109,10 +120,23 @@ final class Pusher {
             try {
                 context.scheduler().execute(this::steps);
             } catch (RejectedExecutionException e) {
-                log.warn("{}: pushes pause until the next write: the push scheduler refused a step", image.name());
                 requests.set(0);
-                idle.set(true);
+                refused("a step");
             }
+        }
+    }
+
+    /** The scheduler refused a step or a timer: an open image's pushes pause until its next write, a closed image's end. */
+    private void refused(String task) {
+        idle.set(true);
+        if (stopped) {
+            return;
+        }
+        if (blocks.closed()) {
+            log.warn("{}: the blocks still queued since the close are dropped: the push scheduler refused {}", image.name(), task);
+            blocks.end();
+        } else {
+            log.warn("{}: pushes pause until the next write: the push scheduler refused {}", image.name(), task);
         }
     }
 
@@ -125,7 +149,7 @@ final class Pusher {
     }
 
     private void step() {
-        if (closed) {
+        if (stopped) {
             if (timer != null) {
                 timer.cancel(false);
             }
@@ -133,6 +157,10 @@ final class Pusher {
         }
         while (inFlight.get() < context.config().pushesInFlight()) {
             if (!enabled || !blocks.hasPushable()) {
+                if (blocks.closed() && inFlight.get() == 0 && heldBack.get() == 0) {
+                    blocks.end();
+                    return;
+                }
                 if (sleep()) {
                     return;
                 }
@@ -180,8 +208,7 @@ final class Pusher {
             timer = context.scheduler().schedule(this::signal, millis, TimeUnit.MILLISECONDS);
             timerAt = at;
         } catch (RejectedExecutionException e) {
-            log.warn("{}: pushes pause until the next write: the push scheduler refused a timer", image.name());
-            idle.set(true);
+            refused("a timer");
         }
     }
 
@@ -214,7 +241,11 @@ final class Pusher {
         return copies;
     }
 
-    /** The copies the guard lets go to {@code site}; the others go back in the queue a while later, when their version may be committed. */
+    /**
+     * The copies the guard lets go to {@code site}; the others go back in the queue a while
+     * later, when their version may be committed. Once the image has closed, its session has
+     * flushed: a version the guard holds back then is never committed from here, and is dropped.
+     */
     private List<Copy> guarded(String site, List<Copy> copies) {
         List<Copy> allowed = new ArrayList<>(copies.size());
         List<Long> held = new ArrayList<>();
@@ -225,16 +256,24 @@ final class Pusher {
                 held.add(copy.block());
             }
         }
-        if (!held.isEmpty()) {
-            long[] later = held.stream().mapToLong(Long::longValue).toArray();
-            try {
-                context.scheduler().schedule(() -> {
-                    blocks.putBack(later);
-                    signal();
-                }, HELD_BACK.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (RejectedExecutionException e) {
-                log.warn("{}: {} blocks wait for their next write: the push scheduler refused a timer", image.name(), later.length);
-            }
+        if (held.isEmpty()) {
+            return allowed;
+        }
+        if (blocks.closed()) {
+            log.debug("{}: {} blocks not pushed to {}: their versions were not committed by the close", image.name(), held.size(), site);
+            return allowed;
+        }
+        long[] later = held.stream().mapToLong(Long::longValue).toArray();
+        heldBack.incrementAndGet();
+        try {
+            context.scheduler().schedule(() -> {
+                blocks.putBack(later);
+                heldBack.decrementAndGet();
+                signal();
+            }, HELD_BACK.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            heldBack.decrementAndGet();
+            log.warn("{}: {} blocks wait for their next write: the push scheduler refused a timer", image.name(), later.length);
         }
         return allowed;
     }

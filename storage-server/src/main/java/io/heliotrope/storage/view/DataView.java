@@ -295,7 +295,7 @@ public final class DataView implements AutoCloseable {
         return merged;
     }
 
-    /** The image closes here: its replication mode stops. */
+    /** The image closes here, its session ended: its replication mode closes. */
     @Override
     public void close() {
         replicator.close();

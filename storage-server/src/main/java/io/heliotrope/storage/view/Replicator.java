@@ -25,7 +25,7 @@ public interface Replicator extends AutoCloseable {
         return CompletableFuture.completedFuture(null);
     }
 
-    /** The image closes here. */
+    /** The image closes here, after its session's final flush: nothing more is read or written. */
     @Override
     default void close() {}
 }

@@ -230,7 +230,77 @@ class TestPropagationManager {
     }
 
     @Test
-    void closingStopsPushesAndEmptiesTheQueue() {
+    void theBlocksStillQueuedAtTheClosePushAfterItThenThePropagationEnds() {
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
+        writeAll(propagation, 3);
+        // The client wrote and went away before the pusher took a block.
+        propagation.close();
+        write(3, 3);
+        propagation.recordWrite(3, 1);
+        assertThat(manager.backlogs()).as("closed, still to push").containsOnlyKeys("disk");
+
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies).extracting(Pushed::block).containsExactlyInAnyOrder(0L, 1L, 2L);
+        assertThat(manager.backlogs()).isEmpty();
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
+    }
+
+    @Test
+    void aPushThatFailsAfterTheCloseGoesAgainAfterTheBackoff() {
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
+        peers.fail(THERE, true);
+        writeAll(propagation, 2);
+        propagation.close();
+        scheduler.runDue();
+        assertThat(peers.pushes()).as("the push failed").isEmpty();
+        assertThat(manager.backlogs()).as("its blocks queued again").containsOnlyKeys("disk");
+        peers.fail(THERE, false);
+
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies).extracting(Pushed::block).containsExactlyInAnyOrder(0L, 1L);
+        assertThat(manager.backlogs()).isEmpty();
+    }
+
+    @Test
+    void afterTheCloseACopyTheGuardHoldsBackIsDroppedAndOneHeldBackBeforeGoesOnceAllowed() {
+        boolean[] committed = {false};
+        ImagePropagation propagation = manager.open(image, (copy, site) -> copy.block() == 4 || copy.block() == 3 && committed[0],
+                replication(1000, 0, TO_THERE));
+        long held = write(3, 9);
+        long free = write(4, 8);
+        propagation.recordWrite(3, 2);
+        scheduler.advance(Duration.ofMillis(500));
+        // The close's flush commits block 3; block 5, written last, never is.
+        write(5, 5);
+        propagation.recordWrite(5, 1);
+        committed[0] = true;
+        propagation.close();
+
+        scheduler.advance(Duration.ofSeconds(5));
+
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies)
+                .containsExactlyInAnyOrder(new Pushed(4, free, false, (byte) 8), new Pushed(3, held, false, (byte) 9));
+        assertThat(manager.backlogs()).isEmpty();
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
+    }
+
+    @Test
+    void closingAnImageWithNothingToPushEndsItsPropagation() {
+        // S = 1: blocks never read would wait for reads, which no longer come.
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 1, TO_THERE));
+        writeAll(propagation, 3);
+        propagation.close();
+
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).isEmpty();
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
+    }
+
+    @Test
+    void closingTheManagerStopsThePushesOfImagesOpenAndClosedAndEmptiesTheQueues() {
         ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
         ImagePropagation other = manager.open(store.createImage("other", 8 * BLOCK_SIZE), PushGuard.NONE, replication(1000, 0, TO_THERE));
         writeAll(propagation, 3);
@@ -238,12 +308,13 @@ class TestPropagationManager {
         assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isEqualTo(5);
 
         propagation.close();
-        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isEqualTo(2);
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isEqualTo(5);
         manager.close();
         other.recordWrite(2, 2);
         scheduler.advance(Duration.ofSeconds(1));
 
         assertThat(peers.pushes()).isEmpty();
+        assertThat(manager.backlogs()).isEmpty();
         assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
     }
 

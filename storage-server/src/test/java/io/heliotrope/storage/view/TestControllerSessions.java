@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -59,8 +60,29 @@ class TestControllerSessions {
     }
 
     private static ImageExports exports(ControllerSessions sessions, BlockStore store) {
-        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT),
+        return exports(sessions, store, ReplicatorFactory.NONE);
+    }
+
+    private static ImageExports exports(ControllerSessions sessions, BlockStore store, ReplicatorFactory replicators) {
+        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), replicators, ReadCounter.NONE, Runnable::run, true, Runnable::run, UnpooledByteBufAllocator.DEFAULT),
                 Runnable::run);
+    }
+
+    @Test
+    void theReplicationModeClosesAfterTheFinalFlush() {
+        List<String> atClose = new ArrayList<>();
+        ReplicatorFactory replicators = session -> new Replicator() {
+            @Override
+            public void close() {
+                atClose.add("holder " + controller.holder("disk") + ", " + controller.view("disk").size() + " blocks committed");
+            }
+        };
+        BlockDevice a = exports(sessions("a", storeA, 1 << 20), storeA, replicators).open("disk").join();
+        a.write(0, filled(4, 7), false).join();
+        a.close();
+
+        // A proactive image pushes what it still has queued from its close on: by then the lease's holder has committed every version.
+        assertThat(atClose).containsExactly("holder null, 4 blocks committed");
     }
 
     @Test

@@ -11,7 +11,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * The {@code proactive} mode (DESIGN.md section 6): every read and write counts towards
  * its blocks' priorities, and written blocks join the queue the propagation manager pushes
- * from in the background. A write is acknowledged once stored here.
+ * from in the background, until that queue is empty after the close. A write is
+ * acknowledged once stored here.
  */
 final class ProactiveReplicator implements Replicator {
     private final ImagePropagation propagation;
