@@ -14,6 +14,7 @@ OUT=/var/tmp/xfer-results/import-$(date +%Y%m%d-%H%M%S)
 PORT_OFFSET=1000
 KEEP_WORK=0
 VERIFY=1
+NBDCOPY_FLAGS=()
 START_TIMEOUT=180
 CLOSE_TIMEOUT=60
 HELIO=$REPO/bin/helio
@@ -37,7 +38,8 @@ copy (waiting for its write lease to be released), so each copy starts from the 
 The import's time is the whole command: JVM start, creating the image, the copy, its
 FLUSH. nbdcopy runs with its defaults (4 connections when the server advertises
 multi-conn, 64 requests of 256 KiB each; zero blocks of the source as WRITE_ZEROES; no
-FLUSH). Each round also imports a 4 KiB file: the command's cost besides the copy.
+FLUSH), or with --flush too under --nbdcopy-flush: a FLUSH at the end, as the import
+does, so that both report a copy that is on the disk. Each round also imports a 4 KiB file: the command's cost besides the copy.
 Once per setup, before the rounds, an imported image is read back with nbdcopy and
 compared with its file (cmp); a mismatch stops the run.
 
@@ -52,6 +54,7 @@ Options (defaults in brackets):
   --out DIR           results: import.csv, summary.txt, logs/ [/var/tmp/xfer-results/import-<time>]
   --port-offset N     added to every default port (controller 7400, status page 7480, gRPC
                       7410/7411, metrics 9410/9411, NBD 10809/10810) [$PORT_OFFSET]
+  --nbdcopy-flush     run nbdcopy with --flush (the like-for-like comparison: the import flushes)
   --no-verify         skip the read-back check (not for published numbers)
   --keep-work         keep --work
   --helio PATH        the helio launcher to test [$HELIO]
@@ -75,6 +78,7 @@ while (($#)); do
     --work) WORK=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --port-offset) PORT_OFFSET=$2; shift 2 ;;
+    --nbdcopy-flush) NBDCOPY_FLAGS=(--flush); shift ;;
     --no-verify) VERIFY=0; shift ;;
     --keep-work) KEEP_WORK=1; shift ;;
     --helio) HELIO=$2; shift 2 ;;
@@ -212,7 +216,7 @@ run_nbdcopy() {  # mode file round
   cli create "$name" --size "$SIZE_BYTES" || die "image create $name failed (see $OUT/logs/cli.log)"
   c0=$(site_ticks "$1")
   t0=$EPOCHREALTIME
-  nbdcopy "${FILES[$2]}" "nbd://127.0.0.1:$NBD/$name" 2>>"$OUT/logs/nbdcopy.log" || die "nbdcopy of $2 failed (see $OUT/logs/nbdcopy.log)"
+  nbdcopy "${NBDCOPY_FLAGS[@]}" "${FILES[$2]}" "nbd://127.0.0.1:$NBD/$name" 2>>"$OUT/logs/nbdcopy.log" || die "nbdcopy of $2 failed (see $OUT/logs/nbdcopy.log)"
   s=$(seconds_since "$t0")
   record "$1" "$2" "$3" nbdcopy "$s" "$c0"
   remove "$name"
@@ -251,7 +255,7 @@ for mode in $MODES; do
 done
 
 {
-  echo "helio image import vs nbdcopy, $(date -Is) on $(hostname), $(nproc) cores; size $SIZE, $ROUNDS rounds"
+  echo "helio image import vs nbdcopy ${NBDCOPY_FLAGS[*]}, $(date -Is) on $(hostname), $(nproc) cores; size $SIZE, $ROUNDS rounds"
   echo "work=$WORK ($(df --output=fstype "$WORK" | tail -n 1)); load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
   python3 "$HERE/report.py" "$OUT/import.csv"
