@@ -92,6 +92,8 @@ class SiteStatusIT {
                 Await.until("push-a pushed every block", TIMEOUT, () -> image(a, "pushed")
                         .filter(image -> image.getQueuedBlocks() == 0 && image.getOldestQueuedMillis() == 0 && image.getPushedBytes() == MIB).isPresent());
                 assertThat(status(a).getPeersList()).containsExactly(PeerTraffic.newBuilder().setPeer("push-b").setPushedBytes(MIB).build());
+                Await.until("push-b stores every block pushed", TIMEOUT, () -> image(b, "pushed")
+                        .filter(image -> image.getAllocatedBlocks() == MIB / 4096).isPresent());
                 assertThat(writer.isAlive()).as("qemu-io holds the image open; output:%n%s", writer.output()).isTrue();
             }
         }

@@ -30,6 +30,7 @@ import java.util.stream.Stream;
  */
 public final class TestingBrowser implements AutoCloseable {
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final int DRIVER_STARTS = 3;
     private static final Pattern STARTED = Pattern.compile("started successfully on port (\\d+)");
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
@@ -49,18 +50,26 @@ public final class TestingBrowser implements AutoCloseable {
     private TestingBrowser(Path directory) throws IOException, InterruptedException {
         this.directory = directory;
         Path log = directory.resolve("chromedriver.log");
-        driver = new ProcessBuilder(CHROMEDRIVER.toString(), "--port=0")
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
+        Process started = null;
+        int port = 0;
+        // chromedriver picks its port before it binds it, so another process may take it
+        // meanwhile ("IPv4 port not available. Exiting"): that start is tried again.
+        for (int attempt = 1; port == 0; attempt++) {
+            started = new ProcessBuilder(CHROMEDRIVER.toString(), "--port=0")
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            port = awaitPort(started, log, attempt == DRIVER_STARTS);
+        }
+        driver = started;
         try {
-            String base = "http://127.0.0.1:" + awaitPort(log) + "/session";
+            String base = "http://127.0.0.1:" + port + "/session";
             ObjectNode capabilities = JSON.createObjectNode();
             List<String> arguments = new ArrayList<>(CHROMIUM_OPTIONS);
             arguments.add("--user-data-dir=" + directory.resolve("profile"));
             capabilities.putObject("capabilities").putObject("alwaysMatch").putObject("goog:chromeOptions").putPOJO("args", arguments);
             session = base + "/" + send("POST", base, capabilities).get("sessionId").asText();
-        } catch (IOException | InterruptedException | RuntimeException | AssertionError e) {
+        } catch (RuntimeException | AssertionError e) {
             driver.destroyForcibly();
             throw e;
         }
@@ -187,7 +196,8 @@ public final class TestingBrowser implements AutoCloseable {
         }
     }
 
-    private int awaitPort(Path log) throws IOException, InterruptedException {
+    /** The port {@code driver} listens on; 0 when it exited without listening and {@code last} is false. */
+    private static int awaitPort(Process driver, Path log, boolean last) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
         while (System.nanoTime() - deadline < 0) {
             Matcher started = STARTED.matcher(Files.readString(log));
@@ -195,6 +205,9 @@ public final class TestingBrowser implements AutoCloseable {
                 return Integer.parseInt(started.group(1));
             }
             if (!driver.isAlive()) {
+                if (!last && Files.readString(log).contains("port not available")) {
+                    return 0;
+                }
                 break;
             }
             Thread.sleep(POLL.toMillis());
