@@ -47,7 +47,7 @@ with its data on the disk (--work):
   cur      this build, the same command line, NBD port --base-port + 1
   prev-ctl the previous build with a controller: its 'helio up' (ZooKeeper, controller and
            one site), image '$EXPORT' created with its controller's defaults (proactive),
-           NBD port --base-port + 2, controller --base-port + 3
+           NBD port --base-port + 2, controller --base-port + 4 (its second site takes the next NBD port)
   cur-ctl  this build as replication users run it: 'helio up' (controller, virginia and
            taiwan behind the WAN emulator), image '$EXPORT' created with the controller's
            defaults (proactive) homed at virginia, the jobs against virginia, so the image
@@ -92,7 +92,7 @@ Options (defaults in brackets):
   --out DIR            results: local-ab.csv, local-ab.png, summary.txt, fio/, logs/
                        [/var/tmp/geo-results/local-ab-<time>]
   --base-port PORT     NBD ports of prev, cur and prev-ctl (PORT, PORT + 1, PORT + 2), and
-                       prev-ctl's controller (PORT + 3) [$BASE_PORT]
+                       prev-ctl's controller (PORT + 4; PORT + 3 is its second site's NBD port) [$BASE_PORT]
   --port-offset N      added to every port of cur-ctl's helio up (controller 7400, gRPC
                        7410/7411, metrics 9410/9411, NBD 10809/10810) [$PORT_OFFSET]
   --keep-work          keep --work
@@ -214,11 +214,11 @@ serve prev "$PREV_DIR/bin/helio" "$BASE_PORT"
 serve cur "$HELIO" "$((BASE_PORT + 1))"
 BUILDS=(prev cur)
 if [[ $CONTROLLER_RUN == 1 ]]; then
-  port=$((BASE_PORT + 2)) prev_controller=127.0.0.1:$((BASE_PORT + 3))
-  require_ports "$port" "$((BASE_PORT + 3))"
+  port=$((BASE_PORT + 2)) prev_controller=127.0.0.1:$((BASE_PORT + 4))
+  require_ports "$port" "$((BASE_PORT + 4))"
   log "prev-ctl: $PREV_DIR/bin/helio up, data in $WORK/prev-up, NBD $port"
   launch prev-ctl "$PREV_DIR/bin/helio" up --data-dir "$WORK/prev-up" --nbd-port "$port" --grpc-port 0 \
-    --metrics-port 0 --controller-port "$((BASE_PORT + 3))" --demo-size 4M
+    --metrics-port 0 --controller-port "$((BASE_PORT + 4))" --demo-size 4M
   wait_for_line prev-ctl "Press Ctrl-C to stop." "$START_TIMEOUT"
   "$PREV_DIR/bin/helio" image create "$EXPORT" --size "$SIZE_BYTES" --controller "$prev_controller" \
     >>"$OUT/logs/cli.log" 2>&1 || die "prev-ctl: image create at its controller failed (see $OUT/logs/cli.log)"
