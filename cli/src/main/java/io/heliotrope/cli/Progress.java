@@ -3,7 +3,6 @@ package io.heliotrope.cli;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -119,14 +118,9 @@ final class Progress implements AutoCloseable {
         return line.toString();
     }
 
+    /** Whole seconds under a minute; longer spans as {@link Ages} writes them. */
     static String timeLeft(long seconds) {
-        if (seconds < 60) {
-            return seconds + " s";
-        }
-        if (seconds < 3600) {
-            return String.format(Locale.ROOT, "%d min %d s", seconds / 60, seconds % 60);
-        }
-        return String.format(Locale.ROOT, "%d h %d min", seconds / 3600, seconds % 3600 / 60);
+        return seconds < 60 ? seconds + " s" : Ages.format(seconds * 1000);
     }
 
     /** Stops drawing and erases the line, so what the command prints next starts clean. */
