@@ -12,6 +12,12 @@ public enum ErrorCode {
     IMAGE_IN_USE(Kind.CONFLICT),
     READ_ONLY(Kind.USER),
     SITE_NOT_FOUND(Kind.USER),
+    VM_NOT_FOUND(Kind.USER),
+    VM_EXISTS(Kind.CONFLICT),
+    /** The VM's state forbids the call now: it runs (or not), or a migration of it is in flight. */
+    VM_BUSY(Kind.CONFLICT),
+    /** A program this call needs (QEMU) is not installed here. */
+    TOOL_MISSING(Kind.USER),
     /** Another site holds the image's write lease. */
     LEASE_HELD(Kind.CONFLICT),
     /** The caller's lease epoch is no longer current: it was fenced, expired or released. */
