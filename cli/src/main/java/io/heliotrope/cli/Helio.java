@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         versionProvider = Helio.Version.class,
         exitCodeOnInvalidInput = 1,
         description = "Heliotrope: geo-replicated block storage served over NBD.",
-        subcommands = {UpCommand.class, ServeCommand.class, ControllerCommand.class, ImageCommand.class, StatusCommand.class, RttCommand.class,
+        subcommands = {UpCommand.class, ServeCommand.class, ControllerCommand.class, ImageCommand.class, VmCommand.class, StatusCommand.class, RttCommand.class,
                 CompletionCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 success, 1 a mistake in the request (message says which), 2 an internal failure."})
 public final class Helio {

@@ -1,0 +1,42 @@
+package io.heliotrope.scheduler.migration;
+
+import io.heliotrope.proto.controller.v1.VmSpec;
+import io.heliotrope.proto.storage.v1.HandoffStatus;
+import io.heliotrope.proto.storage.v1.MigrationState;
+import io.heliotrope.proto.storage.v1.StartMigrationRequest;
+import io.heliotrope.proto.storage.v1.VmRuntime;
+
+/**
+ * What the driver asks of one site: its VM runner and its side of the storage handoff.
+ * Calls block; failures are {@code HeliotropeException}s.
+ */
+public interface SiteCalls {
+    VmRuntime runtime(String vm);
+
+    VmRuntime startVm(VmSpec spec, boolean incoming);
+
+    VmRuntime startMigration(StartMigrationRequest request);
+
+    MigrationState queryMigration(String vm);
+
+    VmRuntime cancelMigration(String vm);
+
+    VmRuntime pauseVm(String vm);
+
+    VmRuntime continueVm(String vm);
+
+    VmRuntime stopVm(String vm);
+
+    /** Whether the destination's guest had resumed; if not, it never will and its QEMU is gone. */
+    boolean abortIncoming(String vm);
+
+    HandoffStatus standby(String image, String fromSite);
+
+    HandoffStatus handoff(String image);
+
+    HandoffStatus reclaim(String image);
+
+    HandoffStatus endHold(String image);
+
+    HandoffStatus abandon(String image);
+}
