@@ -195,14 +195,17 @@ final class VmCommand {
                 description = "How long the lease's move may take at the switchover before the migration rolls back (default: 5s).")
         Duration handoffDeadline;
 
+        @Option(names = "--json", description = "Print the result as JSON (the controller's MigrationRecord) instead of for people.")
+        boolean json;
+
         @Override
         int run(VmClient vms, PrintStream out) {
             if (cancel) {
                 MigrationRecord record = vms.cancel(name);
-                printResult(name, record, out);
+                Json.print(json, record, out, (result, to) -> printResult(name, result, to));
                 return 0;
             }
-            MigrationView view = new MigrationView(Progress.stderrIsTerminal() ? System.err : null);
+            MigrationView view = new MigrationView(!json && Progress.stderrIsTerminal() ? System.err : null);
             MigrationRecord record;
             if (watch) {
                 record = vms.watch(name, view::show);
@@ -221,7 +224,7 @@ final class VmCommand {
                 record = vms.migrate(request.build(), view::show);
             }
             view.close();
-            printResult(name, record, out);
+            Json.print(json, record, out, (result, to) -> printResult(name, result, to));
             return record.getOutcome() == MigrationOutcome.MIGRATION_OUTCOME_COMPLETED ? 0 : CliErrors.USER_ERROR;
         }
 
