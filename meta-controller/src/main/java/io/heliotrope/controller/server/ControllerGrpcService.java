@@ -16,6 +16,7 @@ import io.heliotrope.proto.controller.v1.GetClusterStatusRequest;
 import io.heliotrope.proto.controller.v1.GetImageLocalityRequest;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
+import io.heliotrope.proto.controller.v1.HandoffRequest;
 import io.heliotrope.proto.controller.v1.ImageLocality;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
@@ -135,6 +136,21 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     }
 
     @Override
+    public void cancelHandoff(HandoffRequest request, StreamObserver<Lease> observer) {
+        replyHandoff(request, service::cancelHandoff, observer);
+    }
+
+    @Override
+    public void completeHandoff(HandoffRequest request, StreamObserver<Lease> observer) {
+        replyHandoff(request, service::completeHandoff, observer);
+    }
+
+    @Override
+    public void breakLease(LeaseRequest request, StreamObserver<Lease> observer) {
+        replyLease(request, service::breakLease, observer);
+    }
+
+    @Override
     public void setImage(SetImageRequest request, StreamObserver<ImageStatus> observer) {
         reply(() -> service.setImage(request.getName(), ControllerProtos.update(request.getReplication())), ControllerProtos::toProto, observer);
     }
@@ -172,6 +188,17 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     @FunctionalInterface
     private interface LeaseCall {
         CompletableFuture<io.heliotrope.controller.lease.Lease> apply(String image, String site, long epoch);
+    }
+
+    /** What the driver asks of a handoff between two sites. */
+    @FunctionalInterface
+    private interface HandoffCall {
+        CompletableFuture<io.heliotrope.controller.lease.Lease> apply(String image, String from, String to);
+    }
+
+    private static void replyHandoff(HandoffRequest request, HandoffCall call, StreamObserver<Lease> observer) {
+        reply(() -> call.apply(request.getImage(), request.getFromSite(), request.getToSite()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
     }
 
     private static void replyLease(LeaseRequest request, LeaseCall call, StreamObserver<Lease> observer) {

@@ -54,7 +54,7 @@ public final class ControllerServer implements AutoCloseable {
             components.push(() -> BoundedExecutors.shutdown(executor, SHUTDOWN_PATIENCE));
             ExecutorService background = BoundedExecutors.fixed("controller-compaction", 1, QUEUED_BACKGROUND_TASKS);
             components.push(() -> BoundedExecutors.shutdown(background, SHUTDOWN_PATIENCE));
-            ControllerServiceConfig serviceConfig = new ControllerServiceConfig(config.rootPath(), config.leaseTtl(), CompactionPolicy.DEFAULT);
+            ControllerServiceConfig serviceConfig = new ControllerServiceConfig(config.rootPath(), config.leaseTtl(), CompactionPolicy.DEFAULT, null);
             ControllerService service = new ControllerService(zk, serviceConfig, Clock.systemUTC(), executor, background, metrics);
             cluster = new ClusterView(service, metrics, ClusterViewConfig.DEFAULT, Clock.systemUTC());
             components.push(cluster);
