@@ -4,7 +4,6 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.service.ControllerService;
-import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
@@ -38,8 +37,9 @@ import io.heliotrope.proto.controller.v1.Site;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
+import static io.heliotrope.controller.server.GrpcReplies.call;
+import static io.heliotrope.controller.server.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.controller.v1.ControllerService}: protos in, {@link ControllerService} calls, protos out. */
@@ -175,15 +175,6 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
         reply(() -> cluster.localityAsync(request.getImage(), request.getRegions()), Function.identity(), observer);
     }
 
-    /** Runs the call; a request it cannot even convert fails the same way as one the service refuses. */
-    private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
     /** What a site asks of the lease it holds at an epoch. */
     @FunctionalInterface
     private interface LeaseCall {
@@ -204,16 +195,5 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     private static void replyLease(LeaseRequest request, LeaseCall call, StreamObserver<Lease> observer) {
         reply(() -> call.apply(request.getImage(), request.getSite(), request.getEpoch()),
                 lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
-    }
-
-    private static <T, R> void reply(Supplier<CompletableFuture<T>> request, Function<T, R> toProto, StreamObserver<R> observer) {
-        call(request).whenComplete((value, failure) -> {
-            if (failure != null) {
-                observer.onError(GrpcErrors.toStatus(failure));
-            } else {
-                observer.onNext(toProto.apply(value));
-                observer.onCompleted();
-            }
-        });
     }
 }
