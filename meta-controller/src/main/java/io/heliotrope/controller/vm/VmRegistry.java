@@ -7,9 +7,7 @@ import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 import static java.util.Objects.requireNonNull;
@@ -43,15 +41,7 @@ final class VmRegistry {
 
     /** Every VM, in name order; one deleted while they are read is left out. */
     List<Vm> list() {
-        List<String> paths = zk.children(layout.vms()).stream().map(layout::vm).toList();
-        List<Optional<byte[]>> data = zk.readAll(paths);
-        List<Vm> vms = new ArrayList<>(paths.size());
-        for (int i = 0; i < paths.size(); i++) {
-            if (data.get(i).isPresent()) {
-                vms.add(Json.read(data.get(i).get(), Vm.class, paths.get(i)));
-            }
-        }
-        return vms;
+        return zk.readChildrenJson(layout.vms(), Vm.class);
     }
 
     void delete(String name) {
