@@ -3,8 +3,12 @@ package io.heliotrope.cli;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
+import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
+import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.LeaseRequest;
 import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import picocli.CommandLine.Command;
@@ -16,6 +20,7 @@ import picocli.CommandLine.ParentCommand;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.cli.Sizes.format;
 
@@ -31,6 +36,7 @@ import static io.heliotrope.cli.Sizes.format;
                 ImageCommand.Set.class,
                 ImageCommand.Remove.class,
                 ImageCommand.Resize.class,
+                ImageCommand.BreakLease.class,
                 ImageCommand.Import.class,
                 ImageCommand.Export.class})
 final class ImageCommand {
@@ -197,6 +203,50 @@ final class ImageCommand {
         @Override
         void run(CatalogClient catalog, PrintStream out) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'image resize': not supported yet for the images of a controller's catalog");
+        }
+    }
+
+    @Command(name = "break-lease", mixinStandardHelpOptions = true,
+            description = {"End the write lease of a site that is dead, as if it had expired: the next write open takes a new epoch "
+                    + "and the dead site's late flushes are refused (a sync image's copies are recovered by the next writer).",
+                    "Name the lease you break, holder and epoch, as `helio image show` prints it; without them this prints the lease."})
+    static final class BreakLease extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--holder", paramLabel = "SITE", description = "The site that holds the lease.")
+        String holder;
+
+        @Option(names = "--epoch", paramLabel = "N", description = "The lease's epoch.")
+        Long epoch;
+
+        @Override
+        void run(ImageClient site, PrintStream out) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "'image break-lease': " + site.target.describe()
+                    + " keeps no write leases; a controller does");
+        }
+
+        @Override
+        void run(CatalogClient catalog, PrintStream out) {
+            ControllerServiceGrpc.ControllerServiceBlockingStub controller = ControllerServiceGrpc.newBlockingStub(catalog.channel)
+                    .withDeadlineAfter(GrpcClient.DEADLINE_SECONDS, TimeUnit.SECONDS);
+            Lease lease = catalog.call(() -> controller.getLease(GetImageRequest.newBuilder().setName(name).build()));
+            String of = "the write lease of " + name;
+            String by = "held by " + lease.getHolder() + " at epoch " + lease.getEpoch();
+            if (lease.getHolder().isEmpty()) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "nobody holds " + of + " (epoch " + lease.getEpoch() + "); nothing to break");
+            }
+            if (holder == null || epoch == null) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, of + " is " + by + "; to break it, name it: helio image break-lease "
+                        + name + " --holder " + lease.getHolder() + " --epoch " + lease.getEpoch());
+            }
+            if (!holder.equals(lease.getHolder()) || epoch != lease.getEpoch()) {
+                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, of + " is " + by + ", not by " + holder + " at epoch " + epoch
+                        + "; nothing broken");
+            }
+            Lease broken = catalog.call(() -> controller.breakLease(LeaseRequest.newBuilder().setImage(name).setSite(holder).setEpoch(epoch).build()));
+            out.println("broke " + of + " " + by + "; the next write open takes epoch " + (broken.getEpoch() + 1)
+                    + (broken.getSyncSitesCount() == 0 ? "" : " and recovers the writes its sync sites hold"));
         }
     }
 

@@ -46,7 +46,7 @@ public final class TestingController implements AutoCloseable {
         this.root = root;
         this.zk = ZooKeeperStore.connect(server.connectString(), Duration.ofSeconds(10), metrics.zooKeeper());
         this.executor = Executors.newFixedThreadPool(4, task -> new Thread(task, "test-controller-" + threads.incrementAndGet()));
-        this.service = new ControllerService(zk, new ControllerServiceConfig(root, LEASE_TTL, policy), clock, executor, Runnable::run, metrics);
+        this.service = new ControllerService(zk, new ControllerServiceConfig(root, LEASE_TTL, policy, null), clock, executor, Runnable::run, metrics);
     }
 
     /** A root path of its own, so that tests sharing a ZooKeeper never meet. */

@@ -19,7 +19,10 @@ import static java.util.Objects.requireNonNullElse;
  * counter nears its limit ({@code io.heliotrope.version.Version}): the epochs from
  * {@code grantEpoch} to {@code epoch} are one holding, and the holder's versions of any of
  * them are its own to flush. {@code movingTo} names the site a prepared handoff will move
- * the lease to.
+ * the lease to, until {@code movingExpiresEpochMillis}: a prepare not renewed by then has
+ * lapsed and counts as none. {@code handedFrom} is the site a handoff's final flush moved the
+ * lease from, kept through the new holder's renewals and flushes until the handoff is
+ * completed (it can no longer be rolled back) or rolled back.
  *
  * <p>For the {@code sync} mode, {@code syncSites} are the sets of sites the holder recorded
  * as taking copies of its writes in this holding, each set once. A holding that ends with a
@@ -27,10 +30,11 @@ import static java.util.Objects.requireNonNullElse;
  * died, and its sets go into {@code recovery}, which only a recovery flush clears.
  */
 public record Lease(String holder, long epoch, long grantEpoch, long expiresEpochMillis, long ttlMillis, String movingTo,
-        List<List<String>> syncSites, SyncRecovery recovery) {
+        List<List<String>> syncSites, SyncRecovery recovery, long movingExpiresEpochMillis, String handedFrom) {
     public Lease {
         holder = requireNonNullElse(holder, "");
         movingTo = requireNonNullElse(movingTo, "");
+        handedFrom = requireNonNullElse(handedFrom, "");
         // A lease written before epochs could advance has none: its holding is its one epoch.
         grantEpoch = grantEpoch == 0 ? epoch : grantEpoch;
         // Nor had one written before the sync mode recorded its sites any sets or recovery.
@@ -40,7 +44,7 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
 
     /** The lease of a new image: nobody holds it, epoch 0. */
     public static Lease none(Duration ttl) {
-        return new Lease("", 0, 0, 0, ttl.toMillis(), "", List.of(), SyncRecovery.NONE);
+        return new Lease("", 0, 0, 0, ttl.toMillis(), "", List.of(), SyncRecovery.NONE, 0, "");
     }
 
     /** Immutable sets of sites, each in name order. */
@@ -57,36 +61,68 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
         return held() && now < expiresEpochMillis;
     }
 
+    /** Whether a move to {@code movingTo} is prepared and has not lapsed at {@code now}. */
+    public boolean preparedAt(long now) {
+        return !movingTo.isEmpty() && now < movingExpiresEpochMillis;
+    }
+
     /**
      * A new holding of {@code site}. A holding still held (it expired, or its holder reopens)
      * ended without a final flush: its sync sites, if any, join the recovery.
      */
     public Lease grantTo(String site, long now, long ttl) {
         SyncRecovery owed = held() && !syncSites.isEmpty() ? recovery.plus(holder, grantEpoch, epoch, syncSites) : recovery;
-        return new Lease(site, epoch + 1, epoch + 1, now + ttl, ttl, "", List.of(), owed);
+        return new Lease(site, epoch + 1, epoch + 1, now + ttl, ttl, "", List.of(), owed, 0, "");
     }
 
+    /** Extended by {@code ttl} from {@code now}; a prepare that lapsed is dropped. */
     public Lease renewed(long now, long ttl) {
-        return new Lease(holder, epoch, grantEpoch, now + ttl, ttl, movingTo, syncSites, recovery);
+        return at(epoch, now + ttl, ttl, now);
     }
 
     /** The same holding at the next epoch, renewed. */
     public Lease advanced(long now, long ttl) {
-        return new Lease(holder, epoch + 1, grantEpoch, now + ttl, ttl, movingTo, syncSites, recovery);
+        return at(epoch + 1, now + ttl, ttl, now);
+    }
+
+    private Lease at(long epoch, long expires, long ttl, long now) {
+        boolean prepared = preparedAt(now);
+        return new Lease(holder, epoch, grantEpoch, expires, ttl, prepared ? movingTo : "", syncSites, recovery,
+                prepared ? movingExpiresEpochMillis : 0, handedFrom);
     }
 
     /** Given up after a final flush, which committed whatever the sync sites hold; a recovery still owed stays owed. */
     public Lease released() {
-        return new Lease("", epoch, grantEpoch, 0, ttlMillis, "", List.of(), recovery);
+        return new Lease("", epoch, grantEpoch, 0, ttlMillis, "", List.of(), recovery, 0, "");
     }
 
-    /** Handed to {@code site} by a final flush: a new holding, the old one ended cleanly. */
+    /** Handed to {@code site} by a final flush: a new holding, the old one ended cleanly, the handoff not yet completed. */
     public Lease movedTo(String site, long now, long ttl) {
-        return released().grantTo(site, now, ttl);
+        Lease granted = released().grantTo(site, now, ttl);
+        return new Lease(site, granted.epoch, granted.grantEpoch, granted.expiresEpochMillis, ttl, "", List.of(), granted.recovery, 0, holder);
     }
 
-    public Lease preparing(String site) {
-        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, site, syncSites, recovery);
+    /**
+     * A move to {@code site} prepared, or renewed, until {@code now + ttl}. A handoff that
+     * brought the lease here is over once a move away from here is prepared.
+     */
+    public Lease preparing(String site, long now, long ttl) {
+        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, site, syncSites, recovery, now + ttl, "");
+    }
+
+    /** With no move prepared. */
+    public Lease unprepared() {
+        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, "", syncSites, recovery, 0, handedFrom);
+    }
+
+    /** The handoff that brought the lease here can no longer be rolled back. */
+    public Lease completed() {
+        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, movingTo, syncSites, recovery, movingExpiresEpochMillis, "");
+    }
+
+    /** Expired at {@code now}, as if its holder had stopped renewing it: the next open fences it with a new grant. */
+    public Lease expiredAt(long now) {
+        return new Lease(holder, epoch, grantEpoch, Math.min(now, expiresEpochMillis), ttlMillis, "", syncSites, recovery, 0, handedFrom);
     }
 
     /** With {@code sites} among the sets of sync sites; unchanged when recorded already. */
@@ -97,12 +133,14 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
         }
         List<List<String>> sets = new ArrayList<>(syncSites);
         sets.add(set);
-        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, movingTo, sets, recovery);
+        return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, movingTo, sets, recovery, movingExpiresEpochMillis, handedFrom);
     }
 
     /** After the recovery flush: renewed, nothing owed. */
     public Lease recovered(long now, long ttl) {
-        return new Lease(holder, epoch, grantEpoch, now + ttl, ttl, movingTo, syncSites, SyncRecovery.NONE);
+        Lease renewed = renewed(now, ttl);
+        return new Lease(holder, epoch, grantEpoch, renewed.expiresEpochMillis, ttl, renewed.movingTo, syncSites, SyncRecovery.NONE,
+                renewed.movingExpiresEpochMillis, handedFrom);
     }
 
     /** Whether {@code site} holds this lease and {@code epoch} is one of its holding's, from the grant on. */
@@ -134,6 +172,30 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
      */
     public void checkHolding(String image, String site, long epoch, long now) {
         checkWriter(image, site, heldAt(site, epoch) ? this.epoch : epoch, now, true);
+    }
+
+    /**
+     * Fails unless the final flush of this lease's holder may move it to {@code to} at
+     * {@code now}: with {@code INVALID_ARGUMENT} when no move, or another, was prepared, with
+     * {@code STALE_LEASE} when the prepare lapsed.
+     */
+    public void checkMove(String image, String to, long now) {
+        String refused = "image '" + image + "': cannot move the lease to " + to + ": ";
+        if (movingTo.isEmpty()) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, refused + "no move was prepared");
+        }
+        if (!movingTo.equals(to)) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, refused + "the prepared move is to " + movingTo);
+        }
+        if (!preparedAt(now)) {
+            throw new HeliotropeException(ErrorCode.STALE_LEASE, refused + "its prepare lapsed "
+                    + seconds(now - movingExpiresEpochMillis) + " s ago (not renewed); prepare it again");
+        }
+    }
+
+    /** Where the lease is, for messages: "at site a (epoch 4)" or "held by nobody (epoch 4)". */
+    public String describe() {
+        return (held() ? "at site " + holder : "held by nobody") + " (epoch " + epoch + ")";
     }
 
     /** The error for a site that wants the lease while this one is active. */

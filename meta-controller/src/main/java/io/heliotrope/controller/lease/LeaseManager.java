@@ -18,14 +18,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * Grants, renews, releases and prepares write leases. Every change is a compare-and-set
- * on the lease znode's version: of two controllers racing, one wins and the other
- * re-reads and decides again on what it finds. A grant counts the lease's move from its
- * last holder in the same transaction ({@link LeaseMoves}).
+ * Grants, renews, releases and breaks write leases, and prepares, rolls back and completes
+ * their handoffs. Every change is a compare-and-set on the lease znode's version: of two
+ * controllers racing, one wins and the other re-reads and decides again on what it finds.
+ * A grant counts the lease's move from its last holder in the same transaction
+ * ({@link LeaseMoves}); a rolled-back handoff takes its count back in the same way.
  */
 public final class LeaseManager {
     private static final Logger log = LoggerFactory.getLogger(LeaseManager.class);
@@ -41,13 +43,16 @@ public final class LeaseManager {
     private final ZooKeeperLayout layout;
     private final Clock clock;
     private final long ttlMillis;
+    private final long prepareTtlMillis;
     private final ControllerMetrics metrics;
 
-    public LeaseManager(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, Duration ttl, ControllerMetrics metrics) {
+    /** {@code prepareTtl}: how long a prepared handoff lasts unless prepared again. */
+    public LeaseManager(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, Duration ttl, Duration prepareTtl, ControllerMetrics metrics) {
         this.zk = requireNonNull(zk, "zk is null");
         this.layout = requireNonNull(layout, "layout is null");
         this.clock = requireNonNull(clock, "clock is null");
         this.ttlMillis = ttl.toMillis();
+        this.prepareTtlMillis = prepareTtl.toMillis();
         this.metrics = requireNonNull(metrics, "metrics is null");
     }
 
@@ -59,12 +64,22 @@ public final class LeaseManager {
         return zk.readJson(layout.image(ImageNames.check(image)).lease(), Lease.class).orElseThrow(() -> Names.imageNotFound(image));
     }
 
-    /** Applies {@code change} with compare-and-set, re-reading after a lost race. */
+    /** Applies {@code change} with compare-and-set, re-reading after a lost race; a new grant counts as a move. */
     public Lease update(String image, Change change) {
+        return update(image, change, this::recordGrant);
+    }
+
+    /** What a lease change adds to its transaction for the lease moves. */
+    @FunctionalInterface
+    private interface MovesChange {
+        void add(Transaction transaction, String image, Lease current, Lease next);
+    }
+
+    private Lease update(String image, Change change, MovesChange moves) {
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Versioned<Lease> current = read(image);
             Lease next = change.apply(current.value(), clock.millis());
-            if (write(image, current, next)) {
+            if (write(image, current, next, moves)) {
                 return next;
             }
         }
@@ -99,7 +114,7 @@ public final class LeaseManager {
                 return new Acquisition.Held(current.value(), now, changed);
             }
             Lease granted = current.value().grantTo(site, now, ttlMillis);
-            if (write(image, current, granted)) {
+            if (write(image, current, granted, this::recordGrant)) {
                 if (current.value().held() && !current.value().activeAt(now)) {
                     metrics.leaseExpired();
                     log.info("{}: lease to {} (epoch {}); the lease of {} (epoch {}) expired {} s ago", image, site, granted.epoch(),
@@ -120,12 +135,16 @@ public final class LeaseManager {
      * moves znode is still as read, so a move counts once, with the grant that made it.
      */
     public void recordGrant(Transaction transaction, String image, Lease current, Lease next) {
-        if (!next.held() || next.grantEpoch() == current.grantEpoch()) {
-            return;
+        if (next.held() && next.grantEpoch() != current.grantEpoch()) {
+            recordMoves(transaction, image, moves -> moves.grantedTo(next.holder()));
         }
+    }
+
+    /** Adds {@code change} of the moves znode as read now to {@code transaction}, written only if it is still as read. */
+    private void recordMoves(Transaction transaction, String image, UnaryOperator<LeaseMoves> change) {
         String path = layout.image(image).moves();
         Optional<Versioned<LeaseMoves>> moves = zk.readJson(path, LeaseMoves.class);
-        LeaseMoves after = moves.map(Versioned::value).orElse(LeaseMoves.NONE).grantedTo(next.holder());
+        LeaseMoves after = change.apply(moves.map(Versioned::value).orElse(LeaseMoves.NONE));
         if (moves.isEmpty()) {
             transaction.create(path, Json.write(after));
         } else if (!after.equals(moves.get().value())) {
@@ -184,12 +203,12 @@ public final class LeaseManager {
         return lease;
     }
 
-    private boolean write(String image, Versioned<Lease> current, Lease next) {
+    private boolean write(String image, Versioned<Lease> current, Lease next, MovesChange moves) {
         if (next.equals(current.value())) {
             return true;
         }
         Transaction transaction = new Transaction().setData(layout.image(image).lease(), Json.write(next), current.version());
-        recordGrant(transaction, image, current.value(), next);
+        moves.add(transaction, image, current.value(), next);
         return zk.commit(transaction).committed();
     }
 
@@ -212,21 +231,103 @@ public final class LeaseManager {
                 "image '" + image + "': the lease changed " + MAX_ATTEMPTS + " times while being updated; try again");
     }
 
-    /** Step 1 of a handoff: {@code from} holds a live lease, which a final flush will move to {@code to}. */
+    /**
+     * Step 1 of a handoff: {@code from} holds a live lease, which a final flush will move to
+     * {@code to} if it comes within the prepare TTL; preparing the same move again renews it.
+     * Refused with {@code LEASE_HELD} while a live prepare names another site. A prepare that
+     * arrives after the move (a renewal behind the final flush) answers the lease as it is.
+     */
     public Lease prepare(String image, String from, String to) {
         if (from.equals(to)) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + image + "': cannot move the lease from " + from + " to itself");
         }
         Lease lease = update(image, (current, now) -> {
+            if (current.holder().equals(to) && current.handedFrom().equals(from)) {
+                return current;
+            }
             if (current.activeAt(now) && !current.holder().equals(from)) {
                 throw current.heldError(image, now);
             }
             if (!current.activeAt(now)) {
                 throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + image + "': site " + from + " holds no live write lease to hand over");
             }
-            return current.preparing(to);
+            if (current.preparedAt(now) && !current.movingTo().equals(to)) {
+                throw new HeliotropeException(ErrorCode.LEASE_HELD, "image '" + image + "': the lease of " + from + " is prepared to move to "
+                        + current.movingTo() + " (" + Lease.seconds(current.movingExpiresEpochMillis() - now)
+                        + " s left); it cannot move to " + to + " before that handoff is cancelled or lapses");
+            }
+            return current.preparing(to, now, prepareTtlMillis);
         });
         log.info("{}: lease of {} to move to {} (epoch {})", image, from, to, lease.epoch());
+        return lease;
+    }
+
+    /**
+     * Rolls a handoff from {@code from} to {@code to} back, before its commit point. Moved
+     * already (held by {@code to}, handed from {@code from}): the lease goes back to
+     * {@code from} as a new grant, and in the same transaction the move it counted is taken
+     * back, the grant back counting none. Not moved (held by {@code from}, prepared to move
+     * to {@code to}): the prepare is cleared and the holding moves to its next epoch, which
+     * fences a final flush still on its way. A retry whose first attempt went through finds
+     * the lease at {@code from} with nothing prepared or handed, and answers it as it is.
+     * Refused once the handoff was completed, or when the lease is elsewhere.
+     */
+    public Lease cancelHandoff(String image, String from, String to) {
+        Lease lease = update(image, (current, now) -> {
+            if (current.holder().equals(to) && current.handedFrom().equals(from)) {
+                return current.grantTo(from, now, ttlMillis);
+            }
+            if (current.holder().equals(from) && current.movingTo().equals(to)) {
+                return current.unprepared().advanced(now, ttlMillis);
+            }
+            if (current.holder().equals(from) && current.movingTo().isEmpty() && current.handedFrom().isEmpty()) {
+                return current;
+            }
+            if (current.holder().equals(to) && current.handedFrom().isEmpty()) {
+                throw new HeliotropeException(ErrorCode.IMAGE_IN_USE, "image '" + image + "': the handoff to " + to
+                        + " was completed at epoch " + current.epoch() + "; it cannot be rolled back");
+            }
+            throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + image + "': no handoff from " + from + " to " + to
+                    + " to roll back: the lease is " + current.describe()
+                    + (current.movingTo().isEmpty() ? "" : ", prepared to move to " + current.movingTo())
+                    + (current.handedFrom().isEmpty() ? "" : ", handed from " + current.handedFrom()));
+        }, (transaction, name, current, next) -> {
+            if (next.grantEpoch() != current.grantEpoch()) {
+                recordMoves(transaction, name, moves -> moves.undone(from, to));
+            }
+        });
+        log.info("{}: handoff from {} to {} rolled back: lease at {} (epoch {})", image, from, to, lease.holder(), lease.epoch());
+        return lease;
+    }
+
+    /**
+     * Records that the handoff from {@code from} to {@code to} committed (the destination
+     * resumed): it can no longer be rolled back. Done already, it answers the lease as it is.
+     */
+    public Lease completeHandoff(String image, String from, String to) {
+        Lease lease = update(image, (current, now) -> {
+            if (current.holder().equals(to) && (current.handedFrom().equals(from) || current.handedFrom().isEmpty())) {
+                return current.completed();
+            }
+            throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + image + "': no handoff from " + from + " to " + to
+                    + " to complete: the lease is " + current.describe()
+                    + (current.handedFrom().isEmpty() ? "" : ", handed from " + current.handedFrom()));
+        });
+        log.info("{}: handoff from {} to {} completed (epoch {})", image, from, to, lease.epoch());
+        return lease;
+    }
+
+    /**
+     * Ends the lease {@code site} holds at {@code epoch} now, as if it had expired: the
+     * holder is dead, an operator says. The next open takes a new epoch, and a sync holding's
+     * copies are owed as for an expired one. Refused unless that is the lease.
+     */
+    public Lease breakLease(String image, String site, long epoch) {
+        Lease lease = update(image, (current, now) -> {
+            current.checkWriter(image, site, epoch, now, false);
+            return current.expiredAt(now);
+        });
+        log.warn("{}: lease of {} (epoch {}) broken", image, site, epoch);
         return lease;
     }
 }

@@ -38,6 +38,22 @@ public record LeaseMoves(String lastHolder, Map<String, Map<String, Long>> count
         return new LeaseMoves(site, next);
     }
 
+    /**
+     * After a handoff from {@code from} to {@code to} was rolled back (the lease went back to
+     * {@code from}): its move no longer counts and {@code from} is the last holder again, so
+     * that the grant back counts nothing either.
+     */
+    public LeaseMoves undone(String from, String to) {
+        Map<String, Map<String, Long>> next = new TreeMap<>(counts);
+        Map<String, Long> row = new TreeMap<>(next.getOrDefault(from, Map.of()));
+        if (row.computeIfPresent(to, (site, moves) -> moves > 1 ? moves - 1 : null) == null && row.isEmpty()) {
+            next.remove(from);
+        } else {
+            next.put(from, row);
+        }
+        return new LeaseMoves(from, next);
+    }
+
     /** The moves from {@code site}, by destination; empty when none was seen. */
     public Map<String, Long> from(String site) {
         return counts.getOrDefault(site, Map.of());

@@ -125,16 +125,8 @@ final class FlushCommitter {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + flush.image() + "': site " + flush.site()
                     + " sent a recovery flush, but no recovery is pending");
         }
-        if (flush.moveTo().isEmpty()) {
-            return;
-        }
-        if (lease.movingTo().isEmpty()) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + flush.image() + "': cannot move the lease to "
-                    + flush.moveTo() + ": no move was prepared");
-        }
-        if (!lease.movingTo().equals(flush.moveTo())) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "image '" + flush.image() + "': cannot move the lease to "
-                    + flush.moveTo() + ": the prepared move is to " + lease.movingTo());
+        if (!flush.moveTo().isEmpty()) {
+            lease.checkMove(flush.image(), flush.moveTo(), now);
         }
     }
 

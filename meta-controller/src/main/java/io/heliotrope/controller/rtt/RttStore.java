@@ -7,10 +7,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -38,14 +36,6 @@ public final class RttStore {
 
     /** Every site's latest row, in site order. */
     public List<RttRow> matrix() {
-        List<String> paths = zk.children(layout.rtt()).stream().map(layout::rtt).toList();
-        List<Optional<byte[]>> data = zk.readAll(paths);
-        List<RttRow> rows = new ArrayList<>(paths.size());
-        for (int i = 0; i < paths.size(); i++) {
-            if (data.get(i).isPresent()) {
-                rows.add(Json.read(data.get(i).get(), RttRow.class, paths.get(i)));
-            }
-        }
-        return rows;
+        return zk.readChildrenJson(layout.rtt(), RttRow.class);
     }
 }

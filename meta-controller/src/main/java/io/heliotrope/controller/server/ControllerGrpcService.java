@@ -4,7 +4,6 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.service.ControllerService;
-import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
@@ -16,6 +15,7 @@ import io.heliotrope.proto.controller.v1.GetClusterStatusRequest;
 import io.heliotrope.proto.controller.v1.GetImageLocalityRequest;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
+import io.heliotrope.proto.controller.v1.HandoffRequest;
 import io.heliotrope.proto.controller.v1.ImageLocality;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
@@ -37,8 +37,9 @@ import io.heliotrope.proto.controller.v1.Site;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
+import static io.heliotrope.controller.server.GrpcReplies.call;
+import static io.heliotrope.controller.server.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.controller.v1.ControllerService}: protos in, {@link ControllerService} calls, protos out. */
@@ -135,6 +136,21 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
     }
 
     @Override
+    public void cancelHandoff(HandoffRequest request, StreamObserver<Lease> observer) {
+        replyHandoff(request, service::cancelHandoff, observer);
+    }
+
+    @Override
+    public void completeHandoff(HandoffRequest request, StreamObserver<Lease> observer) {
+        replyHandoff(request, service::completeHandoff, observer);
+    }
+
+    @Override
+    public void breakLease(LeaseRequest request, StreamObserver<Lease> observer) {
+        replyLease(request, service::breakLease, observer);
+    }
+
+    @Override
     public void setImage(SetImageRequest request, StreamObserver<ImageStatus> observer) {
         reply(() -> service.setImage(request.getName(), ControllerProtos.update(request.getReplication())), ControllerProtos::toProto, observer);
     }
@@ -159,34 +175,25 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
         reply(() -> cluster.localityAsync(request.getImage(), request.getRegions()), Function.identity(), observer);
     }
 
-    /** Runs the call; a request it cannot even convert fails the same way as one the service refuses. */
-    private static <T> CompletableFuture<T> call(Supplier<CompletableFuture<T>> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
     /** What a site asks of the lease it holds at an epoch. */
     @FunctionalInterface
     private interface LeaseCall {
         CompletableFuture<io.heliotrope.controller.lease.Lease> apply(String image, String site, long epoch);
     }
 
-    private static void replyLease(LeaseRequest request, LeaseCall call, StreamObserver<Lease> observer) {
-        reply(() -> call.apply(request.getImage(), request.getSite(), request.getEpoch()),
+    /** What the driver asks of a handoff between two sites. */
+    @FunctionalInterface
+    private interface HandoffCall {
+        CompletableFuture<io.heliotrope.controller.lease.Lease> apply(String image, String from, String to);
+    }
+
+    private static void replyHandoff(HandoffRequest request, HandoffCall call, StreamObserver<Lease> observer) {
+        reply(() -> call.apply(request.getImage(), request.getFromSite(), request.getToSite()),
                 lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
     }
 
-    private static <T, R> void reply(Supplier<CompletableFuture<T>> request, Function<T, R> toProto, StreamObserver<R> observer) {
-        call(request).whenComplete((value, failure) -> {
-            if (failure != null) {
-                observer.onError(GrpcErrors.toStatus(failure));
-            } else {
-                observer.onNext(toProto.apply(value));
-                observer.onCompleted();
-            }
-        });
+    private static void replyLease(LeaseRequest request, LeaseCall call, StreamObserver<Lease> observer) {
+        reply(() -> call.apply(request.getImage(), request.getSite(), request.getEpoch()),
+                lease -> ControllerProtos.toProto(request.getImage(), lease), observer);
     }
 }

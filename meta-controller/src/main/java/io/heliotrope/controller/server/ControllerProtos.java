@@ -120,6 +120,8 @@ public final class ControllerProtos {
                 .setExpiresEpochMillis(lease.expiresEpochMillis())
                 .setTtlMillis(lease.ttlMillis())
                 .setMovingTo(lease.movingTo())
+                .setMovingExpiresEpochMillis(lease.movingExpiresEpochMillis())
+                .setHandedFrom(lease.handedFrom())
                 .addAllSyncSites(siteSets(lease.syncSites()))
                 .setRecovery(SyncRecovery.newBuilder()
                         .addAllDeadHolders(lease.recovery().deadHolders())

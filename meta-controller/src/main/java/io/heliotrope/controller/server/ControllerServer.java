@@ -10,6 +10,8 @@ import io.heliotrope.controller.metadata.CompactionPolicy;
 import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.controller.service.ControllerServiceConfig;
+import io.heliotrope.controller.vm.VmService;
+import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import io.heliotrope.grpc.GrpcServers;
 import io.heliotrope.http.GetServer;
@@ -26,7 +28,7 @@ import java.util.concurrent.ExecutorService;
 
 /**
  * A controller process: metrics, ZooKeeper session, the executors that run ZooKeeper work,
- * the domain service, the cluster view, the gRPC server and the status port (metrics, JSON
+ * the domain services (images and leases, VMs), the cluster view, the gRPC server and the status port (metrics, JSON
  * API, status page). The composition root; components close in reverse order.
  */
 public final class ControllerServer implements AutoCloseable {
@@ -37,6 +39,11 @@ public final class ControllerServer implements AutoCloseable {
     /** gRPC callbacks only convert and hand calls to the ZooKeeper executor. */
     private static final int GRPC_THREADS = 4;
     private static final Duration SHUTDOWN_PATIENCE = Duration.ofSeconds(10);
+    /**
+     * The most gRPC's own window tuning reaches (GrpcServers keeps that tuning only for a server
+     * of one service): a flush or an open over the WAN streams at most window / RTT.
+     */
+    private static final int FLOW_CONTROL_WINDOW = 8 << 20;
 
     private final Deque<AutoCloseable> components = new ArrayDeque<>();
     private final ControllerMetrics metrics;
@@ -54,13 +61,15 @@ public final class ControllerServer implements AutoCloseable {
             components.push(() -> BoundedExecutors.shutdown(executor, SHUTDOWN_PATIENCE));
             ExecutorService background = BoundedExecutors.fixed("controller-compaction", 1, QUEUED_BACKGROUND_TASKS);
             components.push(() -> BoundedExecutors.shutdown(background, SHUTDOWN_PATIENCE));
-            ControllerServiceConfig serviceConfig = new ControllerServiceConfig(config.rootPath(), config.leaseTtl(), CompactionPolicy.DEFAULT);
+            ControllerServiceConfig serviceConfig = new ControllerServiceConfig(config.rootPath(), config.leaseTtl(), CompactionPolicy.DEFAULT, null);
             ControllerService service = new ControllerService(zk, serviceConfig, Clock.systemUTC(), executor, background, metrics);
             cluster = new ClusterView(service, metrics, ClusterViewConfig.DEFAULT, Clock.systemUTC());
             components.push(cluster);
             ExecutorService calls = BoundedExecutors.fixed("controller-grpc", GRPC_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(calls, SHUTDOWN_PATIENCE));
-            grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, new ControllerGrpcService(service, cluster));
+            VmService vms = new VmService(zk, new ZooKeeperLayout(serviceConfig.rootPath()), Clock.systemUTC(), executor);
+            grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, FLOW_CONTROL_WINDOW,
+                    new ControllerGrpcService(service, cluster), new VmGrpcService(vms));
             components.push(() -> GrpcServers.shutdown(grpc));
             status = StatusHttpServer.start(new InetSocketAddress(config.bindAddress(), config.statusPort()),
                     new StatusSource(cluster::statusAsync, cluster::localityAsync), metrics::scrape);

@@ -74,7 +74,7 @@ public final class ControllerService {
         this.sites = new SiteRegistry(zk, layout);
         this.catalog = new ImageCatalog(zk, layout, clock, config.leaseTtl());
         this.metrics = requireNonNull(metrics, "metrics is null");
-        this.leases = new LeaseManager(zk, layout, clock, config.leaseTtl(), metrics);
+        this.leases = new LeaseManager(zk, layout, clock, config.leaseTtl(), config.prepareTtl(), metrics);
         this.metadata = new MetadataLog(zk, layout, leases, clock, config.compaction());
         this.rtt = new RttStore(zk, layout, clock);
         this.executor = requireNonNull(executor, "executor is null");
@@ -239,13 +239,28 @@ public final class ControllerService {
         return async(() -> leases.release(image, Names.site(site), epoch));
     }
 
-    /** Step 1 of a handoff: the lease of {@code from} is to move to {@code to} with its final flush. */
+    /** Step 1 of a handoff, or its renewal: the lease of {@code from} is to move to {@code to} with its final flush (see {@link LeaseManager#prepare}). */
     public CompletableFuture<Lease> prepare(String image, String from, String to) {
         return async(() -> {
             sites.require(from);
             sites.require(to);
             return leases.prepare(image, from, to);
         });
+    }
+
+    /** Rolls a handoff back before its commit point (see {@link LeaseManager#cancelHandoff}). */
+    public CompletableFuture<Lease> cancelHandoff(String image, String from, String to) {
+        return async(() -> leases.cancelHandoff(image, Names.site(from), Names.site(to)));
+    }
+
+    /** Records that a handoff committed: it can no longer be rolled back (see {@link LeaseManager#completeHandoff}). */
+    public CompletableFuture<Lease> completeHandoff(String image, String from, String to) {
+        return async(() -> leases.completeHandoff(image, Names.site(from), Names.site(to)));
+    }
+
+    /** Ends a dead holder's lease now, fenced like an expiry (see {@link LeaseManager#breakLease}). */
+    public CompletableFuture<Lease> breakLease(String image, String site, long epoch) {
+        return async(() -> leases.breakLease(image, Names.site(site), epoch));
     }
 
     /** Stores the round-trip times, in microseconds, that a registered site measured to its peers. */

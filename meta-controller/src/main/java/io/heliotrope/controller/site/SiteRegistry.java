@@ -7,9 +7,7 @@ import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 import static java.util.Objects.requireNonNull;
 
@@ -33,15 +31,7 @@ public final class SiteRegistry {
     }
 
     public List<Site> list() {
-        List<String> paths = zk.children(layout.sites()).stream().map(layout::site).toList();
-        List<Optional<byte[]>> data = zk.readAll(paths);
-        List<Site> sites = new ArrayList<>(paths.size());
-        for (int i = 0; i < paths.size(); i++) {
-            if (data.get(i).isPresent()) {
-                sites.add(Json.read(data.get(i).get(), Site.class, paths.get(i)));
-            }
-        }
-        return sites;
+        return zk.readChildrenJson(layout.sites(), Site.class);
     }
 
     /** The registered site of that name, else {@code SITE_NOT_FOUND}. */

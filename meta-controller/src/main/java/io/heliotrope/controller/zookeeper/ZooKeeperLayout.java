@@ -14,6 +14,7 @@ import static java.util.Objects.requireNonNull;
  * ROOT/images/NAME/snap/SEQ             the snapshot at SEQ (same form)
  * ROOT/images/NAME/staging/ID/N         chunk N of a large payload (binary)
  * ROOT/rtt/SITE                         the round-trip times SITE measured to its peers (JSON)
+ * ROOT/vms/NAME                         a VM: definition, site, migrations (JSON, compare-and-set on its version)
  * </pre>
  */
 public record ZooKeeperLayout(String root) {
@@ -42,6 +43,14 @@ public record ZooKeeperLayout(String root) {
 
     public String rtt(String site) {
         return rtt() + "/" + site;
+    }
+
+    public String vms() {
+        return root + "/vms";
+    }
+
+    public String vm(String name) {
+        return vms() + "/" + name;
     }
 
     public ImagePaths image(String name) {

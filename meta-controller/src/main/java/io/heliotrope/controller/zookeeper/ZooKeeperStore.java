@@ -246,6 +246,19 @@ public final class ZooKeeperStore implements AutoCloseable {
         return data;
     }
 
+    /** The JSON of every child of {@code parent}, in name order; a child deleted while they are read is left out. */
+    public <T> List<T> readChildrenJson(String parent, Class<T> type) {
+        List<String> paths = children(parent).stream().map(child -> parent + "/" + child).toList();
+        List<Optional<byte[]>> data = readAll(paths);
+        List<T> values = new ArrayList<>(paths.size());
+        for (int i = 0; i < paths.size(); i++) {
+            if (data.get(i).isPresent()) {
+                values.add(Json.read(data.get(i).get(), type, paths.get(i)));
+            }
+        }
+        return values;
+    }
+
     /** Creates many znodes with many requests in flight; one that exists already counts as created. */
     public void createAll(List<String> paths, List<byte[]> data) {
         List<Request> requests = new ArrayList<>(paths.size());

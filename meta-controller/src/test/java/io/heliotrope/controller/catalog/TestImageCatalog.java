@@ -70,7 +70,7 @@ class TestImageCatalog {
 
         ImageConfig config = new ImageConfig("base.img_1", 1 << 30, 4096, NOW, PropagationMode.PROACTIVE, 1000, 1, TransitionTable.EMPTY,
                 created.image().config().uuid(), "", 1, 0, 0);
-        assertThat(created).isEqualTo(new ImageStatus(new CatalogImage(config, LeaseMoves.NONE), new Lease("", 0, 0, 0, 15_000, "", List.of(), SyncRecovery.NONE), 0, 0, Map.of(), 0, 0));
+        assertThat(created).isEqualTo(new ImageStatus(new CatalogImage(config, LeaseMoves.NONE), new Lease("", 0, 0, 0, 15_000, "", List.of(), SyncRecovery.NONE, 0, ""), 0, 0, Map.of(), 0, 0));
         controller.registerSites("a");
         TransitionTable table = new TransitionTable(List.of("a", "b"), List.of(0.25, 0.75, 1.0, 0.0));
         ReplicationUpdate sync = new ReplicationUpdate(PropagationMode.SYNC, 5.5, 0.0, "a", 2, 100L << 20, 50L << 30, table);

@@ -88,6 +88,14 @@ class TestLeaseMoves {
         assertThat(await(service.getImage("vm")).image().config().transitions()).isEqualTo(hint);
     }
 
+    @Test
+    void undoingAMoveTakesItsCountBackAndMakesItsSourceTheLastHolder() {
+        LeaseMoves moves = new LeaseMoves("b", Map.of("a", Map.of("b", 2L, "c", 1L), "c", Map.of("a", 1L)));
+        assertThat(moves.undone("a", "b")).isEqualTo(new LeaseMoves("a", Map.of("a", Map.of("b", 1L, "c", 1L), "c", Map.of("a", 1L))));
+        assertThat(moves.undone("c", "a")).isEqualTo(new LeaseMoves("c", Map.of("a", Map.of("b", 2L, "c", 1L))));
+        assertThat(moves.undone("a", "b").undone("a", "b").undone("a", "c")).isEqualTo(new LeaseMoves("a", Map.of("c", Map.of("a", 1L))));
+    }
+
     private LeaseMoves moves() {
         return await(service.getImage("vm")).image().moves();
     }

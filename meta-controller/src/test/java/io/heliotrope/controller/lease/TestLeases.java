@@ -94,7 +94,7 @@ class TestLeases {
         Lease granted = controller.openForWrite("vm", "a");
         clock.advance(Duration.ofSeconds(5));
         Lease advanced = await(service.advanceEpoch("vm", "a", granted.epoch()));
-        assertThat(advanced).isEqualTo(new Lease("a", 2, 1, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE));
+        assertThat(advanced).isEqualTo(new Lease("a", 2, 1, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE, 0, ""));
         assertThat(await(service.getLease("vm"))).isEqualTo(advanced);
 
         BlockEntries both = BlockEntries.builder().add(1, Version.compose(1, Version.MAX_COUNTER), "a").add(2, Version.compose(2, 1), "a").build();
@@ -113,7 +113,7 @@ class TestLeases {
 
         Lease retried = await(service.advanceEpoch("vm", "a", 1));
 
-        assertThat(retried).isEqualTo(new Lease("a", 2, 1, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE));
+        assertThat(retried).isEqualTo(new Lease("a", 2, 1, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE, 0, ""));
     }
 
     @Test
@@ -156,7 +156,7 @@ class TestLeases {
                 "image 'vm': lease epoch 1 of site a is stale: expired 2.0 s ago");
 
         Lease taken = controller.openForWrite("vm", "b");
-        assertThat(taken).isEqualTo(new Lease("b", 2, 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE));
+        assertThat(taken).isEqualTo(new Lease("b", 2, 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE, 0, ""));
         assertRefused(() -> controller.flush("vm", "a", lease.epoch(), entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site b");
     }
@@ -169,7 +169,7 @@ class TestLeases {
 
         Lease released = await(service.closeImage("vm", "a", lease.epoch()));
 
-        assertThat(released).isEqualTo(new Lease("", 1, 1, 0, LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE));
+        assertThat(released).isEqualTo(new Lease("", 1, 1, 0, LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE, 0, ""));
         assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: released");
         assertThat(controller.openForWrite("vm", "b").epoch()).isEqualTo(2);
@@ -182,7 +182,7 @@ class TestLeases {
         Flushed flushed = await(service.flush(new Flush("vm", "a", lease.epoch(), true, "", entries("a", 1))));
 
         assertThat(flushed.metaSeq()).isEqualTo(1);
-        assertThat(flushed.lease()).isEqualTo(new Lease("", 1, 1, 0, LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE));
+        assertThat(flushed.lease()).isEqualTo(new Lease("", 1, 1, 0, LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE, 0, ""));
         assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: released");
     }
@@ -201,7 +201,7 @@ class TestLeases {
         Flushed moved = await(service.flush(new Flush("vm", "a", lease.epoch(), false, "b", entries("a", 1))));
 
         assertThat(moved.metaSeq()).isEqualTo(1);
-        assertThat(moved.lease()).isEqualTo(new Lease("b", 2, 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE));
+        assertThat(moved.lease()).isEqualTo(new Lease("b", 2, 2, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(), SyncRecovery.NONE, 0, "a"));
         assertRefused(() -> controller.flush("vm", "a", 1, entries("a", 1)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 1 of site a is stale: fenced by epoch 2 at site b");
         assertThat(controller.flush("vm", "b", 2, entries("b", 2)).metaSeq()).isEqualTo(2);

@@ -26,6 +26,7 @@ import io.heliotrope.proto.controller.v1.GetClusterStatusRequest;
 import io.heliotrope.proto.controller.v1.GetImageLocalityRequest;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
+import io.heliotrope.proto.controller.v1.HandoffRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageLocality;
 import io.heliotrope.proto.controller.v1.ImageStatus;
@@ -36,6 +37,7 @@ import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.OpenMode;
 import io.heliotrope.proto.controller.v1.PeerRtt;
+import io.heliotrope.proto.controller.v1.PrepareRequest;
 import io.heliotrope.proto.controller.v1.PropagationMode;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.ReportRttRequest;
@@ -190,6 +192,35 @@ class TestControllerServer {
         assertThat(client.getLease(GetImageRequest.newBuilder().setName("vm").build())).isEqualTo(advanced);
         assertRefused(() -> call(() -> client.advanceEpoch(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(7).build())),
                 ErrorCode.STALE_LEASE, "image 'vm': lease epoch 7 of site a is stale: fenced by epoch 2 at site a");
+    }
+
+    @Test
+    void aHandoffMovesTheLeaseAndIsRolledBackOrBrokenThroughGrpc() {
+        client.registerSite(Site.newBuilder().setName("a").build());
+        client.registerSite(Site.newBuilder().setName("b").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+        HandoffRequest handoff = HandoffRequest.newBuilder().setImage("vm").setFromSite("a").setToSite("b").build();
+
+        Lease prepared = client.prepare(PrepareRequest.newBuilder().setImage("vm").setFromSite("a").setToSite("b").build());
+        assertThat(prepared.getMovingTo()).isEqualTo("b");
+        assertThat(prepared.getMovingExpiresEpochMillis()).isGreaterThan(prepared.getExpiresEpochMillis());
+        Lease moved = await(flushAsync(header(1).toBuilder().setMoveTo("b").build(), message(0, 10, 1))).getLease();
+        assertThat(moved.getHolder()).isEqualTo("b");
+        assertThat(moved.getHandedFrom()).isEqualTo("a");
+
+        Lease back = client.cancelHandoff(handoff);
+
+        assertThat(back.getHolder()).isEqualTo("a");
+        assertThat(back.getEpoch()).isEqualTo(3);
+        assertThat(back.getHandedFrom()).isEmpty();
+        assertRefused(() -> call(() -> client.completeHandoff(handoff)), ErrorCode.STALE_LEASE,
+                "image 'vm': no handoff from a to b to complete: the lease is at site a (epoch 3)");
+        assertRefused(() -> call(() -> client.breakLease(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(2).build())),
+                ErrorCode.STALE_LEASE, "image 'vm': lease epoch 2 of site a is stale: fenced by epoch 3 at site a");
+        Lease broken = client.breakLease(LeaseRequest.newBuilder().setImage("vm").setSite("a").setEpoch(3).build());
+        assertThat(broken.getExpiresEpochMillis()).isLessThanOrEqualTo(System.currentTimeMillis());
+        assertThat(open("b", OpenMode.OPEN_MODE_WRITE, 0).get(0).getLease().getEpoch()).isEqualTo(4);
     }
 
     @Test
