@@ -2,6 +2,8 @@ package io.heliotrope.cli;
 
 import io.heliotrope.controller.server.ControllerConfig;
 import io.heliotrope.controller.server.ControllerServer;
+import io.heliotrope.scheduler.migration.DriverConfig;
+import io.heliotrope.scheduler.migration.grpc.DriverHost;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -9,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 @Command(name = "controller",
@@ -51,9 +54,16 @@ final class ControllerCommand implements Callable<Integer> {
         } catch (IOException | RuntimeException e) {
             throw PortsInUse.explain(e, listening);
         }
+        DriverHost driver = new DriverHost(bind + ":" + server.grpcPort(), Map.of(), DriverConfig.DEFAULT);
+        server.addService(driver.service());
         System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s), status page http://%s:%d/; log in %s%n",
                 bind, server.grpcPort(), zookeeper, leaseTtl, bind, server.statusPort(), log);
         System.out.flush();
-        return Running.untilStopped(server);
+        // The driver stops first: a migration it drives may still call the controller while it ends.
+        return Running.untilStopped(() -> {
+            try (server) {
+                driver.close();
+            }
+        });
     }
 }

@@ -7,6 +7,8 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.TransitionTable;
+import io.heliotrope.scheduler.migration.DriverConfig;
+import io.heliotrope.scheduler.migration.grpc.DriverHost;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
 import io.heliotrope.storage.view.GrpcController;
@@ -112,6 +114,10 @@ final class UpCommand implements Callable<Integer> {
             second = new StorageServer(base.forSite(SECOND, base.dataDir().resolve(SECOND), ports[3], ports[4], ports[5], secondToController,
                     Map.of(FIRST, toFirst)));
             parts.push(second);
+            // The driver sits with the controller at virginia: its calls to taiwan cross the link, as they would across the WAN.
+            DriverHost driver = new DriverHost(controllerTarget, Map.of(SECOND, toSecond), DriverConfig.DEFAULT);
+            parts.push(driver);
+            controller.addService(driver.service());
         } catch (Exception e) {
             all.close();
             throw PortsInUse.explain(e, listening);

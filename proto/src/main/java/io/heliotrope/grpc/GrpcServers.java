@@ -4,6 +4,7 @@ import io.grpc.BindableService;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
+import io.grpc.util.MutableHandlerRegistry;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -32,9 +33,16 @@ public final class GrpcServers {
      * a stream that carries bulk data over a WAN gets at most window / RTT.
      */
     public static Server start(InetSocketAddress address, Executor executor, int flowControlWindow, BindableService... services) throws IOException {
+        return start(address, executor, flowControlWindow, new MutableHandlerRegistry(), services);
+    }
+
+    /** As {@link #start(InetSocketAddress, Executor, int, BindableService...)}, with {@code later} serving services added once it runs. */
+    public static Server start(InetSocketAddress address, Executor executor, int flowControlWindow, MutableHandlerRegistry later,
+            BindableService... services) throws IOException {
         NettyServerBuilder builder = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
                 .executor(executor)
-                .flowControlWindow(flowControlWindow);
+                .flowControlWindow(flowControlWindow)
+                .fallbackHandlerRegistry(later);
         for (BindableService service : services) {
             builder.addService(service);
         }

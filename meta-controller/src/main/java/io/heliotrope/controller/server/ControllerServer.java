@@ -1,6 +1,8 @@
 package io.heliotrope.controller.server;
 
+import io.grpc.BindableService;
 import io.grpc.Server;
+import io.grpc.util.MutableHandlerRegistry;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.cluster.ClusterViewConfig;
@@ -50,6 +52,8 @@ public final class ControllerServer implements AutoCloseable {
     private final ClusterView cluster;
     private final Server grpc;
     private final GetServer status;
+    /** Services that run beside the controller's own on its port (the migration driver's). */
+    private final MutableHandlerRegistry added = new MutableHandlerRegistry();
 
     private ControllerServer(ControllerConfig config) throws IOException {
         try {
@@ -68,7 +72,7 @@ public final class ControllerServer implements AutoCloseable {
             ExecutorService calls = BoundedExecutors.fixed("controller-grpc", GRPC_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(calls, SHUTDOWN_PATIENCE));
             VmService vms = new VmService(zk, new ZooKeeperLayout(serviceConfig.rootPath()), Clock.systemUTC(), executor);
-            grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, FLOW_CONTROL_WINDOW,
+            grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, FLOW_CONTROL_WINDOW, added,
                     new ControllerGrpcService(service, cluster), new VmGrpcService(vms));
             components.push(() -> GrpcServers.shutdown(grpc));
             status = StatusHttpServer.start(new InetSocketAddress(config.bindAddress(), config.statusPort()),
@@ -88,6 +92,11 @@ public final class ControllerServer implements AutoCloseable {
      */
     public static ControllerServer start(ControllerConfig config) throws IOException {
         return new ControllerServer(config);
+    }
+
+    /** Serves {@code service} on the controller's gRPC port from now on: what runs beside the controller (the migration driver). */
+    public void addService(BindableService service) {
+        added.addService(service);
     }
 
     public int grpcPort() {
