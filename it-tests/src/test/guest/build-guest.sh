@@ -177,20 +177,14 @@ for n in "${ORDER[@]}"; do
     echo "$n" >> "$I/modules.order"
 done
 
-cat > "$I/init" <<'EOF'
-#!/bin/sh
-# Heliotrope test initramfs: load virtio/ext4 modules, mount /dev/vda, switch_root.
+# Sourced by both guests' /init, which define fail() first: console, /proc, /sys,
+# the modules, and /dev/vda (waited for up to 10 s).
+cat > "$I/start.sh" <<'EOF'
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t devtmpfs devtmpfs /dev
 exec </dev/console >/dev/console 2>&1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-
-fail() {
-    echo "HELIO-GUEST: initramfs failure: $*"
-    sleep 1
-    poweroff -f
-}
 
 for m in $(cat /modules.order); do
     insmod "/lib/modules/$m.ko" || fail "insmod $m"
@@ -202,6 +196,17 @@ while [ ! -b /dev/vda ]; do
     [ $i -le 100 ] || fail "/dev/vda did not appear"
     sleep 0.1
 done
+EOF
+
+cat > "$I/init" <<'EOF'
+#!/bin/sh
+# Heliotrope test initramfs: load virtio/ext4 modules, mount /dev/vda, switch_root.
+fail() {
+    echo "HELIO-GUEST: initramfs failure: $*"
+    sleep 1
+    poweroff -f
+}
+. /start.sh
 
 mount -t ext4 -o rw /dev/vda /newroot || fail "mount /dev/vda"
 [ -x /newroot/sbin/init ] || fail "/sbin/init missing on /dev/vda"
@@ -227,12 +232,6 @@ pack_initramfs "$WORK/initrd.img"
 cat > "$I/init" <<'EOF'
 #!/bin/sh
 # Heliotrope records guest: numbered records on /dev/vda until powered off.
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin
-mount -t devtmpfs devtmpfs /dev
-exec </dev/console >/dev/console 2>&1
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-
 idle() {   # PID 1 must never exit (the kernel would panic)
     while :; do sleep 3600; done
 }
@@ -240,17 +239,7 @@ fail() {
     echo "HELIO-REC-FAIL: $*"
     idle
 }
-
-for m in $(cat /modules.order); do
-    insmod "/lib/modules/$m.ko" || fail "insmod $m"
-done
-
-i=0
-while [ ! -b /dev/vda ]; do
-    i=$((i + 1))
-    [ $i -le 100 ] || fail "/dev/vda did not appear"
-    sleep 0.1
-done
+. /start.sh
 
 nonce=$(sed -n 's/.*helio\.nonce=\([^ ]*\).*/\1/p' /proc/cmdline)
 [ -n "$nonce" ] || fail "no helio.nonce= on the kernel command line"
