@@ -67,7 +67,7 @@ def drive_mirror(csv_path, png):
         ("mirror READY s", "mirror_ready_ms", 1e3),
         ("guest downtime ms", "guest_downtime_ms", 1),
         ("WAN MB fwd", "wan_forward_bytes", 1e6),
-        ("WAN MB back", "wan_backward_bytes", 1e6),
+        ("WAN kB back", "wan_backward_bytes", 1e3),
     ]))
     bars(csv_path, png, "drive-mirror (libvirt --copy-storage-all) + migration: total time", "ms",
          [(4, "total (wall)"), (5, "mirror READY")])
