@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build a tiny QEMU guest for the "guest boots from an NBD image and writes to
-# its disk" integration test.
+# Build the tiny QEMU test guests: the "guest boots from an NBD image and writes
+# to its disk" guest, and the records guest of the migration tests.
 #
 #   build-guest.sh OUTDIR
 #
@@ -12,8 +12,12 @@
 #               busybox root whose /sbin/init is the workload: prints
 #               "HELIO-GUEST: booted", writes /heliotrope-marker, syncs, prints
 #               "HELIO-GUEST: wrote marker", remounts / ro and powers off.
+#   records-initrd.img
+#               the same initramfs with another /init: no root fs; writes
+#               record n into block n of /dev/vda every ~200 ms and prints
+#               "HELIO-REC n" once it is on the disk (see README.md)
 #   .stamp      checksum of this script + kernel version; a re-run with a
-#               matching stamp and all three files present does nothing.
+#               matching stamp and all four files present does nothing.
 #
 # root.img is the pristine image: tests that boot it should work on a copy
 # (the guest writes to it).
@@ -54,7 +58,7 @@ stamp_value() { echo "$(sha256sum "$SELF" | cut -d' ' -f1) kver=$1 rootmb=$ROOT_
 
 kver=$(find_kver)
 if [ -n "$kver" ] && [ -f "$OUT/vmlinuz" ] && [ -f "$OUT/initrd.img" ] && [ -f "$OUT/root.img" ] \
-   && [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$(stamp_value "$kver")" ]; then
+   && [ -f "$OUT/records-initrd.img" ] && [ -f "$OUT/.stamp" ] && [ "$(cat "$OUT/.stamp")" = "$(stamp_value "$kver")" ]; then
     log "up to date: $OUT (kernel $kver)"
     exit 0
 fi
@@ -173,20 +177,14 @@ for n in "${ORDER[@]}"; do
     echo "$n" >> "$I/modules.order"
 done
 
-cat > "$I/init" <<'EOF'
-#!/bin/sh
-# Heliotrope test initramfs: load virtio/ext4 modules, mount /dev/vda, switch_root.
+# Sourced by both guests' /init, which define fail() first: console, /proc, /sys,
+# the modules, and /dev/vda (waited for up to 10 s).
+cat > "$I/start.sh" <<'EOF'
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t devtmpfs devtmpfs /dev
 exec </dev/console >/dev/console 2>&1
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-
-fail() {
-    echo "HELIO-GUEST: initramfs failure: $*"
-    sleep 1
-    poweroff -f
-}
 
 for m in $(cat /modules.order); do
     insmod "/lib/modules/$m.ko" || fail "insmod $m"
@@ -198,6 +196,17 @@ while [ ! -b /dev/vda ]; do
     [ $i -le 100 ] || fail "/dev/vda did not appear"
     sleep 0.1
 done
+EOF
+
+cat > "$I/init" <<'EOF'
+#!/bin/sh
+# Heliotrope test initramfs: load virtio/ext4 modules, mount /dev/vda, switch_root.
+fail() {
+    echo "HELIO-GUEST: initramfs failure: $*"
+    sleep 1
+    poweroff -f
+}
+. /start.sh
 
 mount -t ext4 -o rw /dev/vda /newroot || fail "mount /dev/vda"
 [ -x /newroot/sbin/init ] || fail "/sbin/init missing on /dev/vda"
@@ -208,8 +217,53 @@ exec switch_root /newroot /sbin/init
 EOF
 chmod 755 "$I/init"
 
-(cd "$I" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --owner 0:0 --quiet) \
-    | gzip -9n > "$WORK/initrd.img"
+pack_initramfs() {   # OUTFILE: the staged $I as a gzip'd newc cpio
+    (cd "$I" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --owner 0:0 --quiet) \
+        | gzip -9n > "$1"
+}
+pack_initramfs "$WORK/initrd.img"
+
+# ------------------------------------------------------------ records initramfs
+# The same busybox and modules, another /init: PID 1 writes numbered records to
+# the raw disk /dev/vda and never mounts anything. Record n is block n (4096
+# bytes at n*4096): "n nonce sha256hex\n", NUL-padded, where sha256hex is the
+# SHA-256 of the text "n nonce". "HELIO-REC n" is printed only after dd (with
+# O_DIRECT and fsync) has returned, so an acknowledged record is on the disk.
+cat > "$I/init" <<'EOF'
+#!/bin/sh
+# Heliotrope records guest: numbered records on /dev/vda until powered off.
+idle() {   # PID 1 must never exit (the kernel would panic)
+    while :; do sleep 3600; done
+}
+fail() {
+    echo "HELIO-REC-FAIL: $*"
+    idle
+}
+. /start.sh
+
+nonce=$(sed -n 's/.*helio\.nonce=\([^ ]*\).*/\1/p' /proc/cmdline)
+[ -n "$nonce" ] || fail "no helio.nonce= on the kernel command line"
+blocks=$(($(cat /sys/block/vda/size) / 8))
+echo "HELIO-REC-START: /dev/vda has $blocks records, nonce $nonce"
+
+n=0
+while [ $n -lt $blocks ]; do
+    sum=$(printf '%s %s' $n "$nonce" | sha256sum | cut -d' ' -f1)
+    if printf '%s %s %s\n' $n "$nonce" "$sum" \
+        | dd of=/dev/vda bs=4096 seek=$n count=1 conv=sync,fsync,notrunc oflag=direct 2>/dev/null; then
+        echo "HELIO-REC $n"
+        n=$((n + 1))
+    else
+        # Not acknowledged: said once per failed attempt, then the same record again.
+        echo "HELIO-REC-ERROR $n"
+    fi
+    sleep 0.2
+done
+echo "HELIO-REC-FULL: all $blocks records written"
+idle
+EOF
+chmod 755 "$I/init"
+pack_initramfs "$WORK/records-initrd.img"
 
 # ------------------------------------------------------------ root fs
 R=$WORK/rootfs
@@ -253,7 +307,8 @@ mkfs.ext4 -q -F -L helio-root -E root_owner=0:0 -d "$R" "$WORK/root.img"
 # ------------------------------------------------------------ publish
 cp "/boot/vmlinuz-$kver" "$OUT/vmlinuz.tmp"
 mv "$WORK/initrd.img" "$OUT/initrd.img"
+mv "$WORK/records-initrd.img" "$OUT/records-initrd.img"
 mv "$OUT/vmlinuz.tmp" "$OUT/vmlinuz"
 mv "$WORK/root.img" "$OUT/root.img"
 stamp_value "$kver" > "$OUT/.stamp"
-log "built $OUT: vmlinuz initrd.img ($(du -k "$OUT/initrd.img" | cut -f1) KiB) root.img (${ROOT_MB} MiB)"
+log "built $OUT: vmlinuz initrd.img ($(du -k "$OUT/initrd.img" | cut -f1) KiB) records-initrd.img root.img (${ROOT_MB} MiB)"

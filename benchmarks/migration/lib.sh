@@ -1,0 +1,84 @@
+# Shared by the migration baselines (sourced, not run): the records guest under QEMU, the
+# emulated link, QMP. Expects HERE, REPO, OUT, WORK, RTT and BANDWIDTH to be set.
+# shellcheck shell=bash
+
+# shellcheck source=../geo/lib.sh
+source "$HERE/../geo/lib.sh"
+
+GUEST_DIR=$WORK/guest
+NONCE=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
+
+# The records guest (it-tests/src/test/guest/build-guest.sh) and the WAN proxy's class path
+# (wan-emulator's jar, Netty, SLF4J and slf4j-simple, so the proxy logs its byte counts).
+prepare_tools() {
+  log "building the records guest and the WAN proxy (logs/build.log)"
+  bash "$REPO/it-tests/src/test/guest/build-guest.sh" "$GUEST_DIR" >>"$OUT/logs/build.log" 2>&1 ||
+    die "build-guest.sh failed (see $OUT/logs/build.log)"
+  (cd "$REPO" && ./mvnw -B -q -o -pl wan-emulator -am package -DskipTests &&
+    ./mvnw -B -q -o -pl wan-emulator dependency:build-classpath -Dmdep.includeScope=test \
+      -Dmdep.outputFile="$OUT/logs/wan.classpath") >>"$OUT/logs/build.log" 2>&1 ||
+    die "building wan-emulator failed (see $OUT/logs/build.log)"
+  WAN_CLASSPATH=$(compgen -G "$REPO/wan-emulator/target/heliotrope-wan-emulator-*.jar" | head -n 1):$(cat "$OUT/logs/wan.classpath")
+  DELAY=$(half_duration "$RTT")
+}
+
+# start_link NAME LISTEN_PORT TARGET_PORT: one emulated link (WanProxyMain), RTT/2 each way.
+start_link() {
+  launch "$1" java -Xmx256m -cp "$WAN_CLASSPATH" io.heliotrope.wan.WanProxyMain \
+    --listen "127.0.0.1:$2" --target "127.0.0.1:$3" --delay "$DELAY" --bandwidth "$BANDWIDTH"
+  wait_for_line "$1" "wan-proxy:" 60
+}
+
+# link_bytes NAME: "FORWARD BACKWARD", the bytes a stopped link delivered each way (from its log).
+link_bytes() {
+  sed -n 's/.*closed after \([0-9]*\) bytes forward, \([0-9]*\) backward.*/\1 \2/p' "$OUT/logs/$1.log" | tail -n 1 |
+    grep . || die "no byte counts in $OUT/logs/$1.log"
+}
+
+# start_guest NAME BLOCKDEV [QEMU ARGS...]: the records guest (console log, console and QMP
+# sockets in $WORK/NAME), its disk the -blockdev node "records"; the same command line as
+# RecordGuest.qemuCommand in it-tests. Returns once QMP listens.
+start_guest() {
+  local name=$1 blockdev=$2 dir=$WORK/$1 deadline=$((SECONDS + 30))
+  shift 2
+  rm -rf "$dir" && mkdir -p "$dir"
+  launch "$name" qemu-system-x86_64 -machine q35,accel=tcg -m 128 -display none -no-reboot -nic none \
+    -kernel "$GUEST_DIR/vmlinuz" -initrd "$GUEST_DIR/records-initrd.img" \
+    -append "console=ttyS0 panic=-1 quiet helio.nonce=$NONCE" \
+    -blockdev "$blockdev" -device virtio-blk-pci,drive=records \
+    -chardev "socket,id=console,path=$dir/console.sock,server=on,wait=off,logfile=$dir/console.log" \
+    -serial chardev:console -qmp "unix:$dir/qmp.sock,server=on,wait=off" "$@"
+  until [[ -S $dir/qmp.sock ]]; do
+    alive "${PID[$name]}" || { tail -n 20 "$OUT/logs/$name.log" >&2; die "QEMU $name exited"; }
+    ((SECONDS < deadline)) || die "QEMU $name: no QMP socket after 30 s"
+    sleep 0.1
+  done
+}
+
+# last_record: the largest n of a complete "HELIO-REC n" line in every console so far (-1: none).
+last_record() {
+  cat "$WORK"/*/console.log 2>/dev/null | tr -d '\r' |
+    awk 'BEGIN { m = -1 } /^HELIO-REC [0-9]+$/ && $2 + 0 > m { m = $2 + 0 } END { print m }'
+}
+
+# await_record N TIMEOUT: until record N is acknowledged on some console.
+await_record() {
+  local deadline=$((SECONDS + $2))
+  until (($(last_record) >= $1)); do
+    ((SECONDS < deadline)) || die "no HELIO-REC $1 within $2 s (last: $(last_record))"
+    sleep 0.2
+  done
+}
+
+# json_fields KEY...: the values of these keys of the JSON object on stdin, comma-separated.
+json_fields() {
+  python3 -c 'import json, sys; d = json.load(sys.stdin); print(",".join(str(d[k]) for k in sys.argv[1:]))' "$@"
+}
+
+# check_records FILE: records 0..last_record of this run's nonce are in FILE.
+check_records() {
+  local last
+  last=$(last_record)
+  python3 "$HERE/check_records.py" "$1" "$NONCE" "$last" || die "records check failed on $1"
+  log "records 0..$last (nonce $NONCE) are all on the disk"
+}
