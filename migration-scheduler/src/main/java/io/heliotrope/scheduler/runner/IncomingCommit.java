@@ -84,6 +84,7 @@ final class IncomingCommit {
             }
             log.warn("{}: {}", vm.name(), reason);
             vm.error(reason);
+            vm.publish(VmEvent.NOT_RESUMED, reason);
         });
     }
 
