@@ -205,9 +205,13 @@ public final class QemuRunner implements AutoCloseable {
 
     /** Leaves every QEMU running and closes the connections to them. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         vms.values().forEach(QemuVm::detach);
-        BoundedExecutors.shutdown(executor, EXIT_PATIENCE);
+        try {
+            BoundedExecutors.shutdown(executor, EXIT_PATIENCE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private QemuVm launch(VmDefinition definition, boolean incoming, int port) {

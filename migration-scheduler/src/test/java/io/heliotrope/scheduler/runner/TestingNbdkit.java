@@ -38,7 +38,7 @@ public final class TestingNbdkit implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() {
         ProcessHandle.of(pid).ifPresent(handle -> {
             handle.destroy();
             handle.onExit().orTimeout(10, TimeUnit.SECONDS).join();

@@ -5,6 +5,7 @@ import io.heliotrope.scheduler.qmp.QmpClient;
 import io.heliotrope.scheduler.qmp.QmpCodec;
 import io.heliotrope.scheduler.qmp.TestingQmpServer;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,10 +47,14 @@ final class TestingQemu implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
         // Until the VM has seen its exit, it may still write in the test's directory.
         vm.kill(Duration.ofSeconds(10));
-        events.await(VmEvent.EXITED, "killed", Duration.ofSeconds(10));
+        try {
+            events.await(VmEvent.EXITED, "killed", Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         server.close();
     }
 }
