@@ -20,11 +20,12 @@ public final class TestingEventLog implements Consumer<VmEvent> {
         return List.copyOf(events);
     }
 
+    /** The first such event ({@code detail} null: with any detail). */
     public synchronized Optional<VmEvent> find(String event, String detail) {
-        return events.stream().filter(e -> e.event().equals(event) && e.detail().equals(detail)).findFirst();
+        return events.stream().filter(e -> e.event().equals(event) && (detail == null || e.detail().equals(detail))).findFirst();
     }
 
-    /** The first such event, once it has come; fails after {@code deadline}. */
+    /** The first such event ({@code detail} null: with any detail), once it has come; fails after {@code deadline}. */
     public synchronized VmEvent await(String event, String detail, Duration deadline) throws InterruptedException {
         long end = System.nanoTime() + deadline.toNanos();
         for (Optional<VmEvent> found = find(event, detail); ; found = find(event, detail)) {

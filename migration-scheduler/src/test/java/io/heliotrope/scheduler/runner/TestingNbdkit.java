@@ -3,27 +3,35 @@ package io.heliotrope.scheduler.runner;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
-/** {@code nbdkit memory}, serving any export name on loopback; nbdkit forks into the background once it listens. */
+/** {@code nbdkit memory} in the foreground, serving any export name on loopback, stopped by its pid. */
 public final class TestingNbdkit implements AutoCloseable {
-    private final InetSocketAddress address;
-    private final long pid;
+    private static final Duration READY = Duration.ofSeconds(30);
 
-    public TestingNbdkit(Path dir, String size) throws IOException, InterruptedException {
+    private final InetSocketAddress address;
+    private final Process process;
+
+    public TestingNbdkit(Path dir, String size) throws IOException {
         this.address = new InetSocketAddress("127.0.0.1", freePort());
-        Path pidfile = dir.resolve("nbdkit.pid");
-        Process process = new ProcessBuilder("nbdkit", "-P", pidfile.toString(), "-i", "127.0.0.1", "-p", Integer.toString(address.getPort()), "memory", size)
+        Path log = dir.resolve("nbdkit.log");
+        this.process = new ProcessBuilder("nbdkit", "-f", "--exit-with-parent", "-i", "127.0.0.1", "-p", Integer.toString(address.getPort()), "memory", size)
                 .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("nbdkit.log").toFile())
+                .redirectOutput(log.toFile())
                 .start();
-        if (!process.waitFor(30, TimeUnit.SECONDS) || process.exitValue() != 0) {
-            throw new IOException("nbdkit did not start: " + Files.readString(dir.resolve("nbdkit.log")));
+        long end = System.nanoTime() + READY.toNanos();
+        while (!accepts()) {
+            if (!process.isAlive() || System.nanoTime() > end) {
+                close();
+                throw new IOException("nbdkit did not listen on " + address + ": " + Files.readString(log));
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
-        this.pid = Long.parseLong(Files.readString(pidfile, StandardCharsets.US_ASCII).strip());
     }
 
     public InetSocketAddress address() {
@@ -39,9 +47,18 @@ public final class TestingNbdkit implements AutoCloseable {
 
     @Override
     public void close() {
-        ProcessHandle.of(pid).ifPresent(handle -> {
-            handle.destroy();
-            handle.onExit().orTimeout(10, TimeUnit.SECONDS).join();
-        });
+        process.destroy();
+        // nbdkit waits for its clients on SIGTERM: a QEMU that a failed test left connected would hold it.
+        process.onExit().completeOnTimeout(null, 10, TimeUnit.SECONDS).join();
+        process.destroyForcibly();
+    }
+
+    private boolean accepts() {
+        try {
+            new Socket(address.getAddress(), address.getPort()).close();
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 }

@@ -32,8 +32,10 @@ public final class TestingSiteDisks implements SiteDisks {
 
     @Override
     public CompletableFuture<Void> handover(String image, String toSite, Duration deadline) {
+        CompletableFuture<Void> result = handover.apply(image);
+        // Recorded once the answer is made, so that a test that sees the call sees what it did.
         calls.add("handover " + image + " to " + toSite);
-        return handover.apply(image);
+        return result;
     }
 
     @Override
