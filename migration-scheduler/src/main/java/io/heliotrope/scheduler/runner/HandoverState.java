@@ -1,0 +1,13 @@
+package io.heliotrope.scheduler.runner;
+
+/** Where a source's handover of its disks stands in its current migration. */
+public enum HandoverState {
+    /** No migration out of here, or one not armed. */
+    NONE,
+    /** Migrating: the disks are handed over on {@code pre-switchover}. */
+    ARMED,
+    /** Every disk's lease moved; {@code migrate-continue} was sent. */
+    DONE,
+    /** A handover failed or missed its deadline; the migration was cancelled, the disks stay held. */
+    FAILED
+}

@@ -1,0 +1,325 @@
+package io.heliotrope.scheduler.runner;
+
+import io.heliotrope.concurrent.BoundedExecutors;
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.scheduler.qmp.MigrationInfo;
+import io.heliotrope.scheduler.qmp.QmpCodec;
+import io.heliotrope.scheduler.qmp.QmpCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Runs a site's VMs: each a QEMU started detached (its own session, pidfile, QMP and console
+ * sockets and logs in {@code <stateDir>/vms/<name>/}), driven over QMP. A new runner re-attaches
+ * to the QEMUs a previous one left running; {@link #close()} leaves them running. As a
+ * migration's source it is armed ({@link SourceHandover}); as its destination it resumes the
+ * guest itself once the site's disks are active ({@link IncomingCommit}). Thread-safe;
+ * transport-free: the gRPC service is an adapter over it.
+ */
+public final class QemuRunner implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(QemuRunner.class);
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final Duration QMP_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration EXIT_PATIENCE = Duration.ofSeconds(5);
+    private static final Duration DEFAULT_HANDOVER_DEADLINE = Duration.ofSeconds(5);
+    /** In 7.2, query-migrate can say completed while total-time is still 0: ask again, this many times at most. */
+    private static final int COMPLETED_QUERIES = 50;
+
+    private final RunnerConfig config;
+    private final SiteDisks disks;
+    private final QmpCodec codec = new QmpCodec();
+    private final MigrationPorts ports;
+    private final QemuLauncher launcher;
+    private final ExecutorService executor;
+    private final Map<String, QemuVm> vms = new ConcurrentHashMap<>();
+    private final Map<String, IncomingCommit> commits = new ConcurrentHashMap<>();
+    private final Set<String> starting = ConcurrentHashMap.newKeySet();
+
+    /** Re-attaches to the QEMUs still running in the state directory. */
+    public QemuRunner(RunnerConfig config, SiteDisks disks) throws IOException {
+        this.config = requireNonNull(config, "config is null");
+        this.disks = requireNonNull(disks, "disks is null");
+        this.ports = new MigrationPorts(config.migrationPorts());
+        this.launcher = new QemuLauncher(config, codec, QMP_TIMEOUT);
+        this.executor = BoundedExecutors.fixed("vm-runner-" + config.site(), 2, 64);
+        Path root = config.stateDir().resolve("vms");
+        Files.createDirectories(root);
+        try (var dirs = Files.list(root)) {
+            dirs.filter(Files::isDirectory).sorted().forEach(dir -> reattach(new VmFiles(dir)));
+        }
+    }
+
+    /**
+     * Starts a QEMU for {@code vm}. With {@code incoming} it waits for a migration on a free
+     * migration port of this site ({@code VM_BUSY} when none is free) and is resumed by the
+     * runner on completion. {@code TOOL_MISSING} when QEMU is not installed, {@code VM_BUSY}
+     * when the VM runs here already.
+     */
+    public CompletableFuture<VmRuntime> start(VmDefinition vm, boolean incoming) {
+        String name = vm.name();
+        try {
+            validate(vm);
+            launcher.checkInstalled();
+        } catch (HeliotropeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (!starting.add(name)) {
+            return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " is being started at " + config.site()));
+        }
+        QemuVm existing = vms.get(name);
+        int port;
+        try {
+            if (existing != null && !existing.exited()) {
+                throw new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " runs at " + config.site() + " already (pid " + existing.pid() + ")");
+            }
+            port = incoming ? ports.take(name) : -1;
+        } catch (HeliotropeException e) {
+            starting.remove(name);
+            return CompletableFuture.failedFuture(e);
+        }
+        return BoundedExecutors.supplyAsync(() -> launch(vm, incoming, port), executor, "the VM runner of " + config.site())
+                .thenCompose(QemuVm::runtime)
+                .whenComplete((runtime, failure) -> {
+                    starting.remove(name);
+                    if (failure != null) {
+                        ports.release(port, name);
+                    }
+                });
+    }
+
+    /** Quits the QEMU ({@code kill}: SIGKILL at once; else SIGKILL when {@code quit} is not obeyed within 5 s). */
+    public CompletableFuture<VmRuntime> stop(String name, boolean kill) {
+        return with(name, vm -> {
+            if (vm.exited()) {
+                return vm.runtime();
+            }
+            CompletableFuture<Void> gone = kill ? vm.kill(EXIT_PATIENCE) : vm.quit(EXIT_PATIENCE);
+            return gone.thenCompose(ignored -> vm.runtime());
+        });
+    }
+
+    public CompletableFuture<VmRuntime> get(String name) {
+        return with(name, QemuVm::runtime);
+    }
+
+    public CompletableFuture<List<VmRuntime>> list() {
+        List<CompletableFuture<VmRuntime>> runtimes = vms.values().stream().map(QemuVm::runtime).toList();
+        return CompletableFuture.allOf(runtimes.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> runtimes.stream().map(CompletableFuture::join).sorted(Comparator.comparing(VmRuntime::name)).toList());
+    }
+
+    /**
+     * At the source: arms the handover to {@code toSite}, sets the capabilities (events,
+     * return-path, pause-before-switchover) and sends {@code migrate} to the link in front of
+     * {@code toSite}'s migration port {@code portIndex}.
+     *
+     * @param handoverDeadline how long the disks' handover may take (null or zero: 5 s)
+     * @param maxBandwidth bytes per second for the RAM stream (0: QEMU's default)
+     */
+    public CompletableFuture<VmRuntime> startMigration(String name, String toSite, int portIndex, Duration handoverDeadline, long maxBandwidth) {
+        return with(name, vm -> {
+            InetSocketAddress target = migrationTarget(toSite, portIndex);
+            IncomingCommit commit = commits.get(name);
+            if (vm.handoverState() == HandoverState.ARMED) {
+                throw new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " is migrating out of " + config.site() + " already");
+            }
+            if (commit != null && !commit.resumed()) {
+                throw new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " has not been resumed since it migrated to " + config.site());
+            }
+            Duration deadline = handoverDeadline == null || handoverDeadline.isZero() ? DEFAULT_HANDOVER_DEADLINE : handoverDeadline;
+            SourceHandover armed = SourceHandover.arm(vm, disks, toSite, deadline);
+            log.info("{}: migrating to {} through {}", name, toSite, target);
+            return vm.call(QmpCommands.MigrateSetCapabilities.on("events", "return-path", "pause-before-switchover"))
+                    .thenCompose(ignored -> maxBandwidth > 0 ? vm.call(new QmpCommands.MigrateSetParameters(maxBandwidth)) : CompletableFuture.completedFuture(null))
+                    .thenCompose(ignored -> vm.call(new QmpCommands.Migrate("tcp:" + hostPort(target.getHostString(), target.getPort()))))
+                    .whenComplete((ignored, failure) -> {
+                        if (failure != null) {
+                            armed.disarm();
+                        }
+                    })
+                    .thenCompose(ignored -> vm.runtime());
+        });
+    }
+
+    /** {@code query-migrate} here, with the handover's state, the event times and QEMU's run state. */
+    public CompletableFuture<MigrationStatus> queryMigration(String name) {
+        return with(name, vm -> {
+            boolean source = vm.handoverState() != HandoverState.NONE;
+            return queryMigrate(vm, source ? COMPLETED_QUERIES : 1)
+                    .thenCombine(vm.runtime(), (info, runtime) -> MigrationStatuses.of(info, vm.migrationView(), runtime.state()));
+        });
+    }
+
+    /** {@code migrate_cancel} at the source. */
+    public CompletableFuture<VmRuntime> cancelMigration(String name) {
+        return with(name, vm -> vm.call(QmpCommands.Action.MIGRATE_CANCEL).thenCompose(ignored -> vm.runtime()));
+    }
+
+    public CompletableFuture<VmRuntime> pause(String name) {
+        return with(name, vm -> vm.call(QmpCommands.Action.STOP).thenCompose(ignored -> vm.runtime()));
+    }
+
+    /** {@code cont}: resumes a paused guest (a source whose migration was rolled back). */
+    public CompletableFuture<VmRuntime> resume(String name) {
+        return with(name, vm -> vm.call(QmpCommands.Action.CONT).thenCompose(ignored -> vm.runtime()));
+    }
+
+    /**
+     * At a destination, before its commit point: kills the QEMU unless the runner resumed the
+     * guest already, and says which happened. Exactly one of the two wins.
+     */
+    public CompletableFuture<AbortResult> abortIncoming(String name) {
+        return with(name, vm -> {
+            IncomingCommit commit = commits.get(name);
+            if (commit == null) {
+                throw new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " is no incoming migration at " + config.site());
+            }
+            return commit.abort();
+        });
+    }
+
+    /** Sends every event of the VM from now on to {@code watcher} (on QMP's reader: it must not block); run the result to stop. */
+    public Runnable watch(String name, Consumer<VmEvent> watcher) {
+        return known(name).watch(watcher);
+    }
+
+    /** Leaves every QEMU running and closes the connections to them. */
+    @Override
+    public void close() {
+        vms.values().forEach(QemuVm::detach);
+        try {
+            BoundedExecutors.shutdown(executor, EXIT_PATIENCE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private QemuVm launch(VmDefinition definition, boolean incoming, int port) {
+        try {
+            QemuVm vm = launcher.launch(definition, incoming, port, disks.nbdAddress());
+            vms.put(vm.name(), vm);
+            commits.remove(vm.name());
+            if (incoming) {
+                listenForMigration(vm, port);
+            }
+            return vm;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void listenForMigration(QemuVm vm, int port) {
+        IncomingCommit commit = track(vm);
+        commit.arm();
+        launcher.await(vm.call(QmpCommands.MigrateSetCapabilities.on("events", "return-path", "late-block-activate"))
+                .thenCompose(ignored -> vm.call(new QmpCommands.MigrateIncoming("tcp:" + hostPort(config.bindHost(), ports.port(port))))));
+        log.info("{}: waiting for a migration on port {}", vm.name(), ports.port(port));
+    }
+
+    /** The destination's commit, and its migration port given back once the migration ends or the VM exits. */
+    private IncomingCommit track(QemuVm vm) {
+        IncomingCommit commit = new IncomingCommit(vm, disks, config.resumeDeadline(), EXIT_PATIENCE);
+        commits.put(vm.name(), commit);
+        int port = vm.launch().migrationPort();
+        vm.watch(event -> {
+            if (event.event().equals(VmEvent.EXITED) || Set.of("completed", "failed", "cancelled").contains(event.detail())) {
+                ports.release(port, vm.name());
+            }
+        });
+        return commit;
+    }
+
+    private void reattach(VmFiles files) {
+        QemuVm vm = launcher.reattach(files);
+        if (vm == null) {
+            return;
+        }
+        vms.put(vm.name(), vm);
+        if (vm.exited() || !vm.launch().incoming()) {
+            return;
+        }
+        // A destination: what did it miss while no runner watched it?
+        IncomingCommit commit = track(vm);
+        commit.arm();
+        MigrationInfo info = launcher.await(vm.call(QmpCommands.QUERY_MIGRATE));
+        QmpCommands.StatusInfo status = launcher.await(vm.call(QmpCommands.QUERY_STATUS));
+        log.info("{}: re-attached to a destination: migration {}, {}", vm.name(), info.status(), status.status());
+        if (status.running()) {
+            commit.alreadyResumed();
+            ports.release(vm.launch().migrationPort(), vm.name());
+        } else if ("completed".equals(info.status())) {
+            commit.activate();
+        } else if (!Set.of("failed", "cancelled").contains(info.status()) && vm.launch().migrationPort() >= 0) {
+            ports.hold(vm.launch().migrationPort(), vm.name());
+        }
+    }
+
+    private CompletableFuture<MigrationInfo> queryMigrate(QemuVm vm, int attempts) {
+        return vm.call(QmpCommands.QUERY_MIGRATE).thenCompose(info -> "completed".equals(info.status()) && info.totalTime() == 0 && attempts > 1
+                ? queryMigrate(vm, attempts - 1)
+                : CompletableFuture.completedFuture(info));
+    }
+
+    private InetSocketAddress migrationTarget(String toSite, int portIndex) {
+        List<InetSocketAddress> links = config.peerMigrationAddresses().get(toSite);
+        if (links == null) {
+            throw new HeliotropeException(ErrorCode.SITE_NOT_FOUND, "site " + config.site() + " has no migration link to site " + toSite);
+        }
+        if (portIndex < 0 || portIndex >= links.size()) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "site " + toSite + " has migration ports 0 to " + (links.size() - 1) + ", not " + portIndex);
+        }
+        return links.get(portIndex);
+    }
+
+    private <T> CompletableFuture<T> with(String name, Function<QemuVm, CompletableFuture<T>> action) {
+        try {
+            return action.apply(known(name));
+        } catch (HeliotropeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private QemuVm known(String name) {
+        QemuVm vm = vms.get(name);
+        if (vm == null) {
+            throw new HeliotropeException(ErrorCode.VM_NOT_FOUND, "vm " + name + " has not run at " + config.site());
+        }
+        return vm;
+    }
+
+    private static void validate(VmDefinition vm) {
+        if (!NAME.matcher(vm.name()).matches()) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "a VM name is 1 to 64 letters, digits, '.', '_' or '-', not '" + vm.name() + "'");
+        }
+        if (vm.memoryBytes() < (16 << 20) || vm.vcpus() < 1) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "vm " + vm.name() + " needs at least 16 MiB of memory and one vCPU");
+        }
+        if (!Set.of("tcg", "kvm").contains(vm.accel())) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "vm " + vm.name() + ": accel is tcg or kvm, not " + vm.accel());
+        }
+    }
+
+    private static String hostPort(String host, int port) {
+        return (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    }
+}
