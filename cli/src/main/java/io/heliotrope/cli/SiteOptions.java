@@ -70,6 +70,23 @@ final class SiteOptions {
             description = "TCP connections to each other site; one carries at most its window per round trip (default: 4).")
     Integer peerConnections;
 
+    @Option(names = "--migration-port", paramLabel = "PORT",
+            description = "The first port incoming live migrations listen on (default: " + SiteConfig.DEFAULT_MIGRATION_PORT + ").")
+    Integer migrationPort;
+
+    @Option(names = "--migration-ports", paramLabel = "N",
+            description = "How many incoming live migrations this site takes at once, one port each from --migration-port on (default: "
+                    + SiteConfig.DEFAULT_MIGRATION_PORTS + ").")
+    Integer migrationPorts;
+
+    @Option(names = "--peer-migration", paramLabel = "SITE=HOST:PORT[,HOST:PORT...]",
+            description = "Dial these addresses for that site's migration ports, in their order (WAN links); repeatable (default: that site's "
+                    + "registered host, at this site's migration ports).")
+    Map<String, String> peerMigration;
+
+    @Option(names = "--qemu", paramLabel = "PROGRAM", description = "The QEMU that runs VMs here (default: qemu-system-x86_64).")
+    String qemu;
+
     SiteConfig load(Path defaultDataDir) {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("dataDir", dataDir);
@@ -88,6 +105,10 @@ final class SiteOptions {
         overrides.put("peers", peers);
         overrides.put("fetchTimeout", fetchTimeout);
         overrides.put("peerConnections", peerConnections);
+        overrides.put("migrationPort", migrationPort);
+        overrides.put("migrationPorts", migrationPorts);
+        overrides.put("peerMigration", peerMigration);
+        overrides.put("qemu", qemu);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

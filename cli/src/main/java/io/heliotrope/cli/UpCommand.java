@@ -108,11 +108,16 @@ final class UpCommand implements Callable<Integer> {
             String firstToController = address(link(emulator, FIRST, "controller", controllerAddress, LinkConfig.direct()));
             String secondToController = address(link(emulator, SECOND, "controller", controllerAddress, wan));
 
-            first = new StorageServer(base.forSite(FIRST, base.dataDir().resolve(FIRST), ports[0], ports[1], ports[2], firstToController,
-                    Map.of(SECOND, toSecond)));
+            // Each site takes incoming migrations on ports of its own (taiwan's follow virginia's), each behind a link of the WAN.
+            SiteConfig firstConfig = base.forSite(FIRST, base.dataDir().resolve(FIRST), ports[0], ports[1], ports[2], firstToController,
+                    Map.of(SECOND, toSecond));
+            SiteConfig secondConfig = base.forSite(SECOND, base.dataDir().resolve(SECOND), ports[3], ports[4], ports[5], secondToController,
+                    Map.of(FIRST, toFirst)).withMigration(base.migrationPort() + base.migrationPorts(), Map.of());
+            firstConfig = firstConfig.withMigration(base.migrationPort(), Map.of(SECOND, migrationLinks(emulator, FIRST, secondConfig, wan)));
+            secondConfig = secondConfig.withMigration(secondConfig.migrationPort(), Map.of(FIRST, migrationLinks(emulator, SECOND, firstConfig, wan)));
+            first = new StorageServer(firstConfig);
             parts.push(first);
-            second = new StorageServer(base.forSite(SECOND, base.dataDir().resolve(SECOND), ports[3], ports[4], ports[5], secondToController,
-                    Map.of(FIRST, toFirst)));
+            second = new StorageServer(secondConfig);
             parts.push(second);
             // The driver sits with the controller at virginia: its calls to taiwan cross the link, as they would across the WAN.
             DriverHost driver = new DriverHost(controllerTarget, Map.of(SECOND, toSecond), DriverConfig.DEFAULT);
@@ -191,6 +196,16 @@ final class UpCommand implements Callable<Integer> {
 
     private static WanLink link(WanEmulator emulator, String from, String to, InetSocketAddress target, LinkConfig config) {
         return emulator.addLink(from + "->" + to, new InetSocketAddress(target.getHostString(), 0), target, config);
+    }
+
+    /** Links from site {@code from} to each of {@code to}'s migration ports, as {@code --peer-migration} lists them. */
+    private static String migrationLinks(WanEmulator emulator, String from, SiteConfig to, LinkConfig config) {
+        List<String> links = new ArrayList<>();
+        for (int port : to.incomingMigrationPorts()) {
+            links.add(address(emulator.addLink(from + "->" + to.site() + " migration " + port, new InetSocketAddress(to.localHost(), 0),
+                    new InetSocketAddress(to.localHost(), port), config)));
+        }
+        return String.join(",", links);
     }
 
     private static String address(WanLink link) {

@@ -13,10 +13,13 @@ import java.util.Map;
 /**
  * Sites on one controller with an emulated WAN between them (DESIGN.md section 10): each
  * ordered pair of sites has its own link, and so has each site's path to the controller
- * (the first site sits with the controller, the others reach it across the WAN). A site
+ * (the first site sits with the controller, the others reach it across the WAN), and so
+ * has each site's path to each of another site's migration ports. A site
  * restarts on its gRPC port, so that the links into it still lead to it.
  */
 final class WanSites implements AutoCloseable {
+    /** Incoming migrations each site takes at once: a test moves one VM at a time, and a rollback's destination may linger. */
+    private static final int MIGRATION_PORTS = 2;
     private final WanEmulator emulator = new WanEmulator();
     private final Map<String, TestingSite> sites = new LinkedHashMap<>();
 
@@ -27,17 +30,27 @@ final class WanSites implements AutoCloseable {
     WanSites(String controller, LinkConfig wan, List<String> names, String... options) {
         try {
             int[] ports = Ports.free(names.size());
+            int[] migrationPorts = new int[names.size()];
+            for (int i = 0; i < names.size(); i++) {
+                migrationPorts[i] = Ports.freeRun(MIGRATION_PORTS);
+            }
             InetSocketAddress controllerAddress = address(controller);
             List<List<String>> arguments = new ArrayList<>();
             for (int i = 0; i < names.size(); i++) {
                 String name = names.get(i);
                 LinkConfig toController = i == 0 ? LinkConfig.direct() : wan;
                 List<String> args = new ArrayList<>(List.of("--site", name, "--grpc-port", Integer.toString(ports[i]),
-                        "--controller", target(link(name, "controller", controllerAddress, toController))));
+                        "--controller", target(link(name, "controller", controllerAddress, toController)),
+                        "--migration-port", Integer.toString(migrationPorts[i]), "--migration-ports", Integer.toString(MIGRATION_PORTS)));
                 for (int j = 0; j < names.size(); j++) {
                     if (j != i) {
                         InetSocketAddress peer = new InetSocketAddress("127.0.0.1", ports[j]);
                         args.addAll(List.of("--peer", names.get(j) + "=" + target(link(name, names.get(j), peer, wan))));
+                        List<String> links = new ArrayList<>();
+                        for (int port = migrationPorts[j]; port < migrationPorts[j] + MIGRATION_PORTS; port++) {
+                            links.add(target(link(name, names.get(j) + " migration " + port, new InetSocketAddress("127.0.0.1", port), wan)));
+                        }
+                        args.addAll(List.of("--peer-migration", names.get(j) + "=" + String.join(",", links)));
                     }
                 }
                 args.addAll(List.of(options));

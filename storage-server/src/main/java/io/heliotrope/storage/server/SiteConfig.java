@@ -4,7 +4,9 @@ import io.heliotrope.nbd.server.NbdServerConfig;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 import static java.util.Objects.requireNonNullElse;
 
@@ -20,6 +22,14 @@ import static java.util.Objects.requireNonNullElse;
  * fails (default 10 s), and {@code peerConnections} is how many connections carry the
  * traffic to each site (default 4: one TCP connection over a WAN carries at most its
  * window per round trip, 6 MiB / 75 ms = 84 MB/s, less than a 1 Gbit/s link).
+ *
+ * <p>The site runs VMs (its QEMU runner keeps them under {@code dataDir/vms}) and takes
+ * incoming live migrations on {@code migrationPorts} ports from {@code migrationPort} on
+ * (default 4 from 7420), one migration each. {@code peerMigration} gives, per site name,
+ * the comma-separated host:port list through which this site reaches that site's
+ * migration ports, in their order (the WAN emulator's links); without one, this site dials
+ * that site's registered host at the same ports as its own. {@code qemu} is the QEMU to
+ * run (default {@code qemu-system-x86_64}).
  */
 public record SiteConfig(
         String site,
@@ -38,10 +48,16 @@ public record SiteConfig(
         Duration openWait,
         Map<String, String> peers,
         Duration fetchTimeout,
-        Integer peerConnections) {
+        Integer peerConnections,
+        Integer migrationPort,
+        Integer migrationPorts,
+        Map<String, String> peerMigration,
+        String qemu) {
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
     public static final int DEFAULT_METRICS_PORT = 9410;
+    public static final int DEFAULT_MIGRATION_PORT = 7420;
+    public static final int DEFAULT_MIGRATION_PORTS = 4;
 
     /**
      * Threads for block store calls; 0, the default, runs them on the NBD event loops. The
@@ -62,7 +78,18 @@ public record SiteConfig(
     /** This configuration for another site of the same machine: its own name, data, ports, controller address and peer addresses. */
     public SiteConfig forSite(String name, Path data, int nbd, int grpc, int metrics, String controllerAddress, Map<String, String> peerAddresses) {
         return new SiteConfig(name, data, store, bind, nbd, grpc, metrics, ioThreads, nbdPoll, blockCacheBytes, controllerAddress, checkpointInterval,
-                checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections);
+                checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu);
+    }
+
+    /** This configuration with incoming migrations on the ports from {@code firstPort} on, and these links to other sites' migration ports. */
+    public SiteConfig withMigration(int firstPort, Map<String, String> peerLinks) {
+        return new SiteConfig(site, dataDir, store, bind, nbdPort, grpcPort, metricsPort, ioThreads, nbdPoll, blockCacheBytes, controller,
+                checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, firstPort, migrationPorts, peerLinks, qemu);
+    }
+
+    /** The local ports incoming migrations listen on. */
+    public List<Integer> incomingMigrationPorts() {
+        return IntStream.range(migrationPort, migrationPort + migrationPorts).boxed().toList();
     }
 
     public enum StoreKind {
@@ -85,6 +112,14 @@ public record SiteConfig(
         peers = Map.copyOf(requireNonNullElse(peers, Map.of()));
         fetchTimeout = requireNonNullElse(fetchTimeout, Duration.ofSeconds(10));
         peerConnections = requireNonNullElse(peerConnections, 4);
+        migrationPort = requireNonNullElse(migrationPort, DEFAULT_MIGRATION_PORT);
+        migrationPorts = requireNonNullElse(migrationPorts, DEFAULT_MIGRATION_PORTS);
+        peerMigration = Map.copyOf(requireNonNullElse(peerMigration, Map.of()));
+        qemu = requireNonNullElse(qemu, "qemu-system-x86_64");
+        if (migrationPorts < 1 || migrationPort < 1 || migrationPort + migrationPorts > 65536) {
+            throw new IllegalArgumentException("migration ports must be a range of at least one port between 1 and 65535: "
+                    + migrationPorts + " from " + migrationPort);
+        }
         if (fetchTimeout.isNegative() || fetchTimeout.isZero() || peerConnections < 1) {
             throw new IllegalArgumentException("fetchTimeout and peerConnections must be positive");
         }
