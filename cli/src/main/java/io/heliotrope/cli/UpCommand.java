@@ -9,7 +9,7 @@ import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.TransitionTable;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
-import io.heliotrope.storage.view.GrpcController;
+import io.heliotrope.storage.session.GrpcController;
 import io.heliotrope.wan.LinkConfig;
 import io.heliotrope.wan.WanEmulator;
 import io.heliotrope.wan.WanLink;

@@ -2,7 +2,7 @@ package io.heliotrope.storage.image;
 
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
-import io.heliotrope.storage.view.Controller.CatalogImage;
+import io.heliotrope.storage.session.Controller.CatalogImage;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.heliotrope.storage.image;
 
 import io.heliotrope.storage.Replication.Mode;
-import io.heliotrope.storage.view.Controller.CatalogImage;
+import io.heliotrope.storage.session.Controller.CatalogImage;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;

@@ -5,7 +5,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.Replication.Mode;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.SiteDirectory;

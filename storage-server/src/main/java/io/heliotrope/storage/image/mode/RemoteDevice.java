@@ -10,7 +10,7 @@ import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.BlockRanges;
 import io.heliotrope.storage.image.BlockRanges.Run;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.AbstractImageDevice;
 import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.image.OpenImage;

@@ -1,5 +1,9 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
+import io.heliotrope.storage.view.ViewCache;
+import io.heliotrope.storage.view.StaleBlocks;
+import io.heliotrope.storage.view.SessionWrites;
+import io.heliotrope.storage.view.RemoteWrites;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.BlockStore;
@@ -9,7 +13,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.LocalCopies;
 import io.heliotrope.storage.Replication;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.version.Version;
 import org.slf4j.Logger;

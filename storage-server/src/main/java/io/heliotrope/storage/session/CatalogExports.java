@@ -1,9 +1,9 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.image.ExportDescriptions;
-import io.heliotrope.storage.view.Controller.CatalogImage;
+import io.heliotrope.storage.session.Controller.CatalogImage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,4 +1,4 @@
-package io.heliotrope.storage.image;
+package io.heliotrope.storage.view;
 
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;

@@ -1,4 +1,4 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
@@ -6,8 +6,8 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
-import io.heliotrope.storage.view.Controller.CatalogImage;
-import io.heliotrope.storage.view.Controller.Recovery;
+import io.heliotrope.storage.session.Controller.CatalogImage;
+import io.heliotrope.storage.session.Controller.Recovery;
 import io.heliotrope.version.Version;
 
 import java.time.Duration;
