@@ -54,7 +54,7 @@ final class CatalogExports {
             if (failing.compareAndSet(true, false)) {
                 log.info("site {}: images listed for NBD clients again", site);
             }
-            return images.stream().map(image -> new ListedExport(image.name(), ExportDescriptions.of(image))).toList();
+            return images.stream().map(image -> new ListedExport(image.name(), ExportDescriptions.of(image.sizeBytes(), image.mode(), image.home(), image.holder(), image.currentBlocks()))).toList();
         });
     }
 }
