@@ -73,8 +73,8 @@ public final class DataView implements AutoCloseable {
         this.reads = requireNonNull(reads, "reads is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.imageId = session.info().id();
-        long own = session.holdingEpoch();
-        this.replaceable = (copy, local) -> local != copy.version() && Version.epochOf(local) < own;
+        // Asked at each fetch: a session in a handoff takes its holding when it becomes active.
+        this.replaceable = (copy, local) -> local != copy.version() && Version.epochOf(local) < session.holdingEpoch();
         Arrays.fill(streamEnds, -1);
     }
 

@@ -92,6 +92,14 @@ public interface ImageSession {
         return 0;
     }
 
+    /**
+     * Which of its connections' requests are served now: all of them, but for a session in a
+     * handoff (standby, or held after handing the image over).
+     */
+    default IoGate gate() {
+        return IoGate.ALWAYS;
+    }
+
     /** Ends the session: flushes what is left and gives the image up. */
     void close();
 }

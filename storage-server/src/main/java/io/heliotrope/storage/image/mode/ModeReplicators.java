@@ -57,7 +57,7 @@ public final class ModeReplicators implements ReplicatorFactory {
         Replication replication = session.replication();
         return switch (replication.mode()) {
             case PROACTIVE -> {
-                ImagePropagation pushes = propagation.open(image, guard(image), replication);
+                ImagePropagation pushes = propagation.open(image, guard(view, image), replication);
                 pushing.put(image.name(), pushes);
                 yield new ProactiveReplicator(pushes, () -> pushing.remove(image.name(), pushes));
             }
@@ -81,7 +81,7 @@ public final class ModeReplicators implements ReplicatorFactory {
     }
 
     /** A copy whose version is not yet committed stays away from the site that holds the committed one. */
-    private PushGuard guard(ImageInfo image) {
+    public static PushGuard guard(ViewCache view, ImageInfo image) {
         return (copy, destination) -> {
             GlobalBlock committed = view.entry(image.id(), copy.block());
             return committed == null || committed.version() == copy.version() || !destination.equals(committed.holder());
