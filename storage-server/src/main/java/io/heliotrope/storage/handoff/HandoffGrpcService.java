@@ -1,7 +1,6 @@
 package io.heliotrope.storage.handoff;
 
 import io.grpc.stub.StreamObserver;
-import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.storage.v1.ActivateRequest;
 import io.heliotrope.proto.storage.v1.ActivateResponse;
 import io.heliotrope.proto.storage.v1.BoostRequest;
@@ -16,10 +15,9 @@ import io.heliotrope.proto.storage.v1.StandbyRequest;
 import io.heliotrope.proto.storage.v1.StandbyResponse;
 
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
+import java.util.stream.LongStream;
 
+import static io.heliotrope.storage.peer.grpc.Replies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.storage.v1.HandoffService}: protos in, {@link SiteHandoffs} calls, protos out. */
@@ -38,8 +36,8 @@ public final class HandoffGrpcService extends HandoffServiceGrpc.HandoffServiceI
     @Override
     public StreamObserver<BoostRequest> boost(StreamObserver<BoostResponse> observer) {
         return new StreamObserver<>() {
-            private final LongColumns blocks = new LongColumns();
-            private final LongColumns versions = new LongColumns();
+            private final LongStream.Builder blocks = LongStream.builder();
+            private final LongStream.Builder versions = LongStream.builder();
             private String image;
             private String to;
 
@@ -58,7 +56,7 @@ public final class HandoffGrpcService extends HandoffServiceGrpc.HandoffServiceI
 
             @Override
             public void onCompleted() {
-                reply(handoffs.boost(image, to, blocks.toArray(), versions.toArray()),
+                reply(handoffs.boost(image, to, blocks.build().toArray(), versions.build().toArray()),
                         queued -> BoostResponse.newBuilder().setQueuedBlocks(queued).build(), observer);
             }
         };
@@ -105,33 +103,5 @@ public final class HandoffGrpcService extends HandoffServiceGrpc.HandoffServiceI
         };
         return HandoffStatus.newBuilder().setImage(status.image()).setRole(role).setPeer(status.peer()).setEpoch(status.epoch())
                 .setBacklogBlocks(status.backlogBlocks()).setPushedBytes(status.pushedBytes()).setConnections(status.connections()).build();
-    }
-
-    private static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toProto, StreamObserver<R> observer) {
-        future.whenComplete((value, failure) -> {
-            if (failure != null) {
-                observer.onError(GrpcErrors.toStatus(failure));
-            } else {
-                observer.onNext(toProto.apply(value));
-                observer.onCompleted();
-            }
-        });
-    }
-
-    /** A growable column of longs. */
-    private static final class LongColumns {
-        private long[] values = new long[1024];
-        private int size;
-
-        void add(long value) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-        }
-
-        long[] toArray() {
-            return Arrays.copyOf(values, size);
-        }
     }
 }
