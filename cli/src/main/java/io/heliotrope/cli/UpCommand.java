@@ -11,7 +11,7 @@ import io.heliotrope.scheduler.migration.DriverConfig;
 import io.heliotrope.scheduler.migration.grpc.DriverHost;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
-import io.heliotrope.storage.view.GrpcController;
+import io.heliotrope.storage.session.GrpcController;
 import io.heliotrope.wan.LinkConfig;
 import io.heliotrope.wan.WanEmulator;
 import io.heliotrope.wan.WanLink;

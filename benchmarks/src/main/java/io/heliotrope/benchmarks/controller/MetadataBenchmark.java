@@ -11,8 +11,8 @@ import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
-import io.heliotrope.storage.view.Controller;
-import io.heliotrope.storage.view.GrpcController;
+import io.heliotrope.storage.session.Controller;
+import io.heliotrope.storage.session.GrpcController;
 import io.heliotrope.version.Version;
 
 import java.io.IOException;

@@ -3,6 +3,7 @@ package io.heliotrope.storage.image;
 import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.nbd.ExportDetails;
+import io.heliotrope.storage.view.IoGate.Kind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -94,14 +95,19 @@ public abstract class AbstractImageDevice implements BlockDevice {
                 .thenApply(ignored -> buffer.setIndex(head, head + length));
     }
 
-    /** Runs {@code action} where this connection's calls run. */
-    protected final <T> CompletableFuture<T> supply(Supplier<T> action) {
+    /** Runs {@code action} where this connection's calls run, once the session's gate lets a request of its kind through. */
+    protected final <T> CompletableFuture<T> supply(Kind kind, Supplier<T> action) {
+        return image.session().gate().run(kind, () -> onCalls(action));
+    }
+
+    /** Runs {@code action} where this connection's calls run, for a request the gate let through already. */
+    protected final <T> CompletableFuture<T> onCalls(Supplier<T> action) {
         return CompletableFuture.supplyAsync(action, calls);
     }
 
-    /** Runs {@code action} where this connection's calls run; completes as the future it returns does. */
-    protected final <T> CompletableFuture<T> compose(Supplier<CompletableFuture<T>> action) {
-        return supply(action).thenCompose(Function.identity());
+    /** As {@link #supply}; completes as the future {@code action} returns does. */
+    protected final <T> CompletableFuture<T> compose(Kind kind, Supplier<CompletableFuture<T>> action) {
+        return supply(kind, action).thenCompose(Function.identity());
     }
 
     @Override

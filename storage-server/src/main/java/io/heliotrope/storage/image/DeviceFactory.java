@@ -1,5 +1,6 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.view.DataView;

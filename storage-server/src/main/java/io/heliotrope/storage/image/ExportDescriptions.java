@@ -2,7 +2,6 @@ package io.heliotrope.storage.image;
 
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
-import io.heliotrope.storage.view.Controller.CatalogImage;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -24,17 +23,21 @@ public final class ExportDescriptions {
         return size(image.sizeBytes());
     }
 
-    public static String of(CatalogImage image) {
+    /**
+     * An image of the controller's catalog: {@code home} and {@code holder} empty when there is
+     * none, {@code currentBlocks} the blocks each site holds current.
+     */
+    public static String of(long sizeBytes, Replication.Mode mode, String home, String holder, Map<String, Long> currentBlocks) {
         List<String> parts = new ArrayList<>();
-        parts.add(size(image.sizeBytes()));
-        parts.add(mode(image.mode()));
-        if (!image.home().isEmpty()) {
-            parts.add("home " + image.home());
+        parts.add(size(sizeBytes));
+        parts.add(mode(mode));
+        if (!home.isEmpty()) {
+            parts.add("home " + home);
         }
-        if (!image.holder().isEmpty()) {
-            parts.add("open at " + image.holder());
+        if (!holder.isEmpty()) {
+            parts.add("open at " + holder);
         }
-        parts.add(current(image.currentBlocks()));
+        parts.add(current(currentBlocks));
         return String.join(", ", parts);
     }
 

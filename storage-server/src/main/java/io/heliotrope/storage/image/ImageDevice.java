@@ -6,6 +6,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.image.BlockRanges.Run;
 import io.heliotrope.storage.view.DataView;
+import io.heliotrope.storage.view.IoGate.Kind;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
@@ -55,30 +57,30 @@ final class ImageDevice extends AbstractImageDevice {
     @Override
     public CompletableFuture<Void> cache(long offset, long length) {
         long first = offset / BLOCK_SIZE;
-        return compose(() -> view.whenCurrent(first, blocksCovering(offset, length), () -> CompletableFuture.completedFuture(null)));
+        return compose(Kind.READ, () -> view.whenCurrent(first, blocksCovering(offset, length), () -> CompletableFuture.completedFuture(null)));
     }
 
     /** Completes when the view has read every block, fetched or not. */
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {
         int count = blocksCovering(offset, length);
-        return compose(() -> readInto(allocator, offset, length, buffer -> view.read(offset / BLOCK_SIZE, count, buffer.nioBuffer(0, count * BLOCK_SIZE))));
+        return compose(Kind.READ, () -> readInto(allocator, offset, length, buffer -> view.read(offset / BLOCK_SIZE, count, buffer.nioBuffer(0, count * BLOCK_SIZE))));
     }
 
     @Override
     public CompletableFuture<Void> write(long offset, ByteBuf data, boolean fua) {
         int length = data.readableBytes();
         if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
-            boolean queue = batching;
-            queuedInBatch |= queue;
-            return compose(() -> {
-                if (queue) {
-                    return view.queueWrite(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
-                }
-                return view.write(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua);
+            boolean batched = batching;
+            // Queued only when the gate lets it through at once: then the batch's end runs it; one that waited runs alone.
+            return image.session().gate().run(Kind.WRITE, atOnce -> {
+                boolean queue = batched && atOnce;
+                queuedInBatch |= queue;
+                return onCalls(() -> queue ? view.queueWrite(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua)
+                        : view.write(offset / BLOCK_SIZE, data.nioBuffer(), image.nextVersion(), fua)).thenCompose(Function.identity());
             });
         }
-        return compose(() -> {
+        return compose(Kind.WRITE, () -> {
             ByteBuffer source = data.nioBuffer();
             return readModifyWrite(offset, length, (merged, at) -> merged.put(at, source, 0, length), fua);
         });
@@ -102,12 +104,12 @@ final class ImageDevice extends AbstractImageDevice {
 
     @Override
     public CompletableFuture<Void> flush() {
-        return CompletableFuture.runAsync(store::sync, flushes);
+        return image.session().gate().run(Kind.FLUSH, () -> CompletableFuture.runAsync(store::sync, flushes));
     }
 
     @Override
     public CompletableFuture<Void> trim(long offset, long length, boolean fua) {
-        return compose(() -> {
+        return compose(Kind.WRITE, () -> {
             long first = firstWholeBlock(offset);
             long end = (offset + length) / BLOCK_SIZE;
             return end > first ? view.zero(first, end - first, image.nextVersion(), fua) : CompletableFuture.completedFuture(null);
@@ -116,7 +118,7 @@ final class ImageDevice extends AbstractImageDevice {
 
     @Override
     public CompletableFuture<Void> writeZeroes(long offset, long length, boolean fua, boolean mayTrim) {
-        return compose(() -> {
+        return compose(Kind.WRITE, () -> {
             long first = firstWholeBlock(offset);
             long end = (offset + length) / BLOCK_SIZE;
             if (end <= first) {
@@ -133,14 +135,14 @@ final class ImageDevice extends AbstractImageDevice {
 
     @Override
     public CompletableFuture<List<Extent>> blockStatus(long offset, long length) {
-        return supply(() -> BlockRanges.allocation(descriptors(offset, length, view.allocation(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
+        return supply(Kind.READ, () -> BlockRanges.allocation(descriptors(offset, length, view.allocation(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
                 .map(run -> new Run(run.firstBlock(), run.count(), run.state() == BlockState.DATA ? 0 : 1)).toList())));
     }
 
     /** The {@link Locality} context of the range: where each part of it is read from. */
     @Override
     public CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
-        return supply(() -> descriptors(offset, length, view.placement(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
+        return supply(Kind.READ, () -> descriptors(offset, length, view.placement(offset / BLOCK_SIZE, blocksCovering(offset, length)).stream()
                 .map(run -> new Run(run.firstBlock(), run.count(), Locality.flags(run.place()))).toList()));
     }
 

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.ImageInfo;
@@ -70,6 +71,13 @@ public final class OpenImage {
 
     /** The version of the next write: larger than every one before it, in this session or any earlier one. */
     public synchronized long nextVersion() {
+        long current = session.epoch();
+        if (current > epoch) {
+            // The session took a later epoch than this counter's (a handoff gave it a new holding): count under it from the start.
+            epoch = current;
+            counter = 0;
+            nextEpoch = null;
+        }
         if (epoch == ImageSession.NO_EPOCH) {
             epoch = session.nextEpoch();
         }

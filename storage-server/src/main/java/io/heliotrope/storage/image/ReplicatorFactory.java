@@ -1,5 +1,6 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.view.Replicator;
 
 /** Chooses what an image's replication mode does beside this site's store, when the image opens. */

@@ -7,6 +7,7 @@ import io.heliotrope.storage.propagation.PropagationManager.Backlog;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
@@ -37,6 +38,7 @@ public final class ImagePropagation implements AutoCloseable {
     private final PushQueue queue;
     private final Arrivals arrivals;
     private final Pusher pusher;
+    private final AtomicLong sentBytes = new AtomicLong();
     /** The image closed here: nothing more is counted. */
     private boolean closed;
     /** Nothing more is pushed: what was queued is dropped. */
@@ -140,8 +142,22 @@ public final class ImagePropagation implements AutoCloseable {
         pusher.drain();
     }
 
+    /** Block bytes sent so far (data and headers), pushes that failed included. */
+    public long sentBytes() {
+        return sentBytes.get();
+    }
+
+    void sent(long bytes) {
+        sentBytes.addAndGet(bytes);
+    }
+
+    /** Blocks queued and not pushed yet. */
+    public long backlogBlocks() {
+        return queued();
+    }
+
     /** Stops pushing: what is still queued is dropped, and pushes under way finish on their own. */
-    void end() {
+    public void end() {
         synchronized (lock) {
             if (ended) {
                 return;

@@ -223,6 +223,7 @@ final class Pusher {
                         return CompletableFuture.completedFuture(new Sent(copies, new boolean[0]));
                     }
                     context.metrics().sent(site, cost);
+                    blocks.sent(cost);
                     return context.peers().push(site, ref, copies).thenApply(stored -> new Sent(copies, stored));
                 })
                 .whenComplete((sent, failure) -> finished(site, taken, sent, failure));

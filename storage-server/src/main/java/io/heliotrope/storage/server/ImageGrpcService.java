@@ -1,7 +1,6 @@
 package io.heliotrope.storage.server;
 
 import io.grpc.stub.StreamObserver;
-import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.storage.v1.CreateImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageRequest;
 import io.heliotrope.proto.storage.v1.DeleteImageResponse;
@@ -16,9 +15,8 @@ import io.heliotrope.proto.storage.v1.SiteStatus;
 import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.status.SiteStatusService;
 
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
 
+import static io.heliotrope.storage.peer.grpc.Replies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.storage.v1.ImageService}: protos in, {@link ImageManager} or {@link SiteStatusService} calls, protos out. */
@@ -68,16 +66,5 @@ public final class ImageGrpcService extends ImageServiceGrpc.ImageServiceImplBas
     @Override
     public void getSiteStatus(GetSiteStatusRequest request, StreamObserver<SiteStatus> observer) {
         reply(status.status(), ImageProtos::toProto, observer);
-    }
-
-    private static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toProto, StreamObserver<R> observer) {
-        future.whenComplete((value, failure) -> {
-            if (failure != null) {
-                observer.onError(GrpcErrors.toStatus(failure));
-            } else {
-                observer.onNext(toProto.apply(value));
-                observer.onCompleted();
-            }
-        });
     }
 }

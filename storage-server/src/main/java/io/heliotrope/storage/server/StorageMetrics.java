@@ -2,7 +2,7 @@ package io.heliotrope.storage.server;
 
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.StoreStats;
-import io.heliotrope.storage.view.ControllerSessions;
+import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.storage.view.ReadCounter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

@@ -13,6 +13,11 @@ import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.CopyRule;
+import io.heliotrope.scheduler.runner.SiteDisks;
+import io.heliotrope.storage.handoff.Boosts;
+import io.heliotrope.storage.handoff.GrpcHandoffPeers;
+import io.heliotrope.storage.handoff.HandoffGrpcService;
+import io.heliotrope.storage.handoff.SiteHandoffs;
 import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
 import io.heliotrope.storage.peer.PeerFetcher;
@@ -29,7 +34,7 @@ import io.heliotrope.storage.peer.grpc.PeerGrpcService;
 import io.heliotrope.storage.propagation.PropagationConfig;
 import io.heliotrope.storage.propagation.PropagationManager;
 import io.heliotrope.storage.propagation.PropagationMetrics;
-import io.heliotrope.storage.view.Controller.SiteAddress;
+import io.heliotrope.storage.session.Controller.SiteAddress;
 import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.DeviceFactory;
@@ -42,9 +47,9 @@ import io.heliotrope.storage.image.NbdExports;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.rocksdb.RocksBlockStore;
 import io.heliotrope.storage.status.SiteStatusService;
-import io.heliotrope.storage.view.Controller;
-import io.heliotrope.storage.view.ControllerSessions;
-import io.heliotrope.storage.view.GrpcController;
+import io.heliotrope.storage.session.Controller;
+import io.heliotrope.storage.session.ControllerSessions;
+import io.heliotrope.storage.session.GrpcController;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.ViewCache;
@@ -63,6 +68,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -86,6 +92,7 @@ public final class StorageServer implements AutoCloseable {
     private final NbdServer nbd;
     private final Server grpc;
     private final GetServer metrics;
+    private final SiteHandoffs handoffs;
 
     public StorageServer(SiteConfig config) {
         this.config = config;
@@ -134,7 +141,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService flushes = pool("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             ReadCounter reads = StorageMetrics.reads(registry);
             DeviceFactory storeDevices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
-                    replicas == null ? ReplicatorFactory.NONE : replicas.modes(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
+                    replicas == null ? ReplicatorFactory.NONE : replicas.boosts(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
             DeviceFactory devices = replicas == null ? storeDevices
                     : new ModeDevices(storeDevices, replicas.peers(), view, reads, storeCalls, ByteBufAllocator.DEFAULT);
             // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
@@ -143,6 +150,9 @@ public final class StorageServer implements AutoCloseable {
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
                     List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry));
             components.push(nbd);
+            handoffs = controlled == null ? null : new SiteHandoffs(config.site(), controlled, exports, replicas.boosts(),
+                    new GrpcHandoffPeers(config.site(), links.peers(), config.fetchTimeout()), sessionCalls, pool("site-handoff", HANDOFF_THREADS, QUEUED_CALLS),
+                    nbd::localAddress, SiteHandoffs.STANDBY_LAPSE);
 
             ExecutorService adminCalls = pool("site-admin", ADMIN_THREADS, QUEUED_CALLS);
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
@@ -153,7 +163,7 @@ public final class StorageServer implements AutoCloseable {
                     nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
             grpc = replicas == null ? GrpcServers.start(grpcAddress, grpcCalls, images)
-                    : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service());
+                    : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service(), new HandoffGrpcService(handoffs));
             components.push(() -> GrpcServers.shutdown(grpc));
 
             metrics = GetServer.start(new InetSocketAddress(config.bind(), config.metricsPort()), "metrics-http", 1,
@@ -191,8 +201,9 @@ public final class StorageServer implements AutoCloseable {
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.isOpen(image.name()) && CopyRule.NEWER.accepts(copy, local),
                 peerStore);
-        return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()),
-                new ModeReplicators(config.site(), propagation, peers, sites, view), new PeerGrpcService(service, sites, peerMetrics), propagation);
+        ModeReplicators modes = new ModeReplicators(config.site(), propagation, peers, sites, view);
+        return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()), modes,
+                new Boosts(config.site(), store, view, propagation, modes), new PeerGrpcService(service, sites, peerMetrics), propagation);
     }
 
     /**
@@ -211,7 +222,7 @@ public final class StorageServer implements AutoCloseable {
 
     private record Links(RegisteredSites sites, PeerMetrics metrics, GrpcPeers peers) {}
 
-    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, PeerGrpcService service,
+    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, Boosts boosts, PeerGrpcService service,
                             PropagationManager propagation) {}
 
     /**
@@ -263,6 +274,19 @@ public final class StorageServer implements AutoCloseable {
         return grpc.getPort();
     }
 
+    /**
+     * What the site's VM runner asks of its storage (the handoff's steps it takes by itself);
+     * empty for a site without a controller, which hands nothing over.
+     */
+    public Optional<SiteDisks> siteDisks() {
+        return Optional.ofNullable(handoffs);
+    }
+
+    /** The handoffs of this site, to hear of standbys that lapse; empty without a controller. */
+    public Optional<SiteHandoffs> handoffs() {
+        return Optional.ofNullable(handoffs);
+    }
+
     public int metricsPort() {
         return metrics.port();
     }
@@ -288,6 +312,8 @@ public final class StorageServer implements AutoCloseable {
     /** Opens and closes of some images wait on the controller; renewals of the others must not queue behind them. */
     private static final int SESSION_THREADS = 8;
     private static final int ADMIN_THREADS = 2;
+    /** Handoffs wait on the controller (a handover up to its deadline): a few at once. */
+    private static final int HANDOFF_THREADS = 4;
     /** Opens and closes of as many images at once; more wait their turn. */
     private static final int OPEN_THREADS = 8;
     /** FLUSHes take turns on the store's write lock, and one that waits shares the next one's sync: two threads keep one waiting. */

@@ -8,7 +8,7 @@ import io.heliotrope.storage.BlockStore.ImageUsage;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ImageExports.InUse;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 
 import java.time.Duration;
 import java.util.Map;

@@ -6,7 +6,7 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.version.Version;
 
 import java.nio.ByteBuffer;
@@ -73,8 +73,8 @@ public final class DataView implements AutoCloseable {
         this.reads = requireNonNull(reads, "reads is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.imageId = session.info().id();
-        long own = session.holdingEpoch();
-        this.replaceable = (copy, local) -> local != copy.version() && Version.epochOf(local) < own;
+        // Asked at each fetch: a session in a handoff takes its holding when it becomes active.
+        this.replaceable = (copy, local) -> local != copy.version() && Version.epochOf(local) < session.holdingEpoch();
         Arrays.fill(streamEnds, -1);
     }
 

@@ -2,7 +2,6 @@ package io.heliotrope.storage.view;
 
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
-import io.heliotrope.storage.image.ImageSession;
 
 import java.util.ArrayList;
 import java.util.HashMap;

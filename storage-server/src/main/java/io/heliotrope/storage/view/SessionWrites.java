@@ -11,7 +11,7 @@ import java.util.List;
  * site, or, in the {@code remote} mode away from the image's home, the session's memory
  * and the home ({@link RemoteWrites}). Chosen when the session opens.
  */
-interface SessionWrites {
+public interface SessionWrites {
     /** The site that stores the blocks, which a flush names as their holder. */
     String holder();
 
@@ -22,7 +22,7 @@ interface SessionWrites {
     void committed(long metaSeq, List<BlockVersion> flushed);
 
     /** The writes of a session in this site's store: its dirty set, held by {@code site}. */
-    static SessionWrites inStore(BlockStore store, ViewCache view, long imageId, String site) {
+    public static SessionWrites inStore(BlockStore store, ViewCache view, long imageId, String site) {
         return new SessionWrites() {
             @Override
             public String holder() {

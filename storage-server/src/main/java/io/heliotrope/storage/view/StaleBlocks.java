@@ -54,7 +54,7 @@ public final class StaleBlocks {
      * directly follows the cached view (the lease holder is the only writer), enter the
      * view as held here, so the view stays current without a sync.
      */
-    static void committed(BlockStore store, ViewCache view, long imageId, String site, long metaSeq, List<BlockVersion> flushed) {
+    public static void committed(BlockStore store, ViewCache view, long imageId, String site, long metaSeq, List<BlockVersion> flushed) {
         applyCommitted(view, imageId, site, metaSeq, flushed);
         store.markFlushed(imageId, flushed);
     }

@@ -1,7 +1,6 @@
 package io.heliotrope.storage.image;
 
 import io.heliotrope.storage.Replication.Mode;
-import io.heliotrope.storage.view.Controller.CatalogImage;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -21,16 +20,16 @@ class TestExportDescriptions {
 
     @Test
     void aCatalogImageShowsItsModeHomeHolderAndWhereItIsCurrent() {
-        assertThat(ExportDescriptions.of(new CatalogImage("demo", 256 * MIB, Mode.PROACTIVE, "virginia", "", Map.of("virginia", 65_536L))))
+        assertThat(ExportDescriptions.of(256 * MIB, Mode.PROACTIVE, "virginia", "", Map.of("virginia", 65_536L)))
                 .isEqualTo("256 MiB, proactive, home virginia, current at virginia");
-        assertThat(ExportDescriptions.of(new CatalogImage("vm", 64 * MIB, Mode.ON_DEMAND, "virginia", "taiwan",
-                Map.of("taiwan", 100L, "virginia", 300L, "oregon", 1L))))
+        assertThat(ExportDescriptions.of(64 * MIB, Mode.ON_DEMAND, "virginia", "taiwan",
+                Map.of("taiwan", 100L, "virginia", 300L, "oregon", 1L)))
                 .isEqualTo("64 MiB, on-demand, home virginia, open at taiwan, current at virginia (75%), taiwan (25%), oregon (<1%)");
     }
 
     @Test
     void anImageWithoutHomeOrDataSaysSo() {
-        assertThat(ExportDescriptions.of(new CatalogImage("new", 4 * MIB, Mode.SYNC, "", "", Map.of())))
+        assertThat(ExportDescriptions.of(4 * MIB, Mode.SYNC, "", "", Map.of()))
                 .isEqualTo("4 MiB, sync, no data written yet");
     }
 }

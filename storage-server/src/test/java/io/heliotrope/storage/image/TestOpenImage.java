@@ -1,13 +1,14 @@
 package io.heliotrope.storage.image;
 
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.view.ReadCounter;
-import io.heliotrope.storage.view.ControllerSessions;
+import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
-import io.heliotrope.storage.view.TestingController;
+import io.heliotrope.storage.session.TestingController;
 import io.heliotrope.version.Version;
 import io.netty.buffer.Unpooled;
 import io.netty.buffer.UnpooledByteBufAllocator;

@@ -1,5 +1,7 @@
 package io.heliotrope.storage.view;
 
+import io.heliotrope.storage.session.TestingController;
+import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDescriptor;
@@ -9,7 +11,7 @@ import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ReplicatorFactory;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.view.TestingBlockFetcher.Fetch;

@@ -3,7 +3,7 @@ package io.heliotrope.storage.image.mode;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.image.DeviceFactory;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.OpenImage;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.view.DataView;

@@ -5,7 +5,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.Replication.Mode;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.SiteDirectory;
@@ -57,7 +57,7 @@ public final class ModeReplicators implements ReplicatorFactory {
         Replication replication = session.replication();
         return switch (replication.mode()) {
             case PROACTIVE -> {
-                ImagePropagation pushes = propagation.open(image, guard(image), replication);
+                ImagePropagation pushes = propagation.open(image, guard(view, image), replication);
                 pushing.put(image.name(), pushes);
                 yield new ProactiveReplicator(pushes, () -> pushing.remove(image.name(), pushes));
             }
@@ -81,7 +81,7 @@ public final class ModeReplicators implements ReplicatorFactory {
     }
 
     /** A copy whose version is not yet committed stays away from the site that holds the committed one. */
-    private PushGuard guard(ImageInfo image) {
+    public static PushGuard guard(ViewCache view, ImageInfo image) {
         return (copy, destination) -> {
             GlobalBlock committed = view.entry(image.id(), copy.block());
             return committed == null || committed.version() == copy.version() || !destination.equals(committed.holder());

@@ -10,7 +10,8 @@ import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.BlockRanges;
 import io.heliotrope.storage.image.BlockRanges.Run;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.IoGate.Kind;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.AbstractImageDevice;
 import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.image.OpenImage;
@@ -34,6 +35,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.image.BlockRanges.blocksCovering;
@@ -103,12 +105,12 @@ public final class RemoteDevice extends AbstractImageDevice {
     /** Acknowledged writes are held durably at the home already. */
     @Override
     public CompletableFuture<Void> flush() {
-        return CompletableFuture.completedFuture(null);
+        return image.session().gate().run(Kind.FLUSH, () -> CompletableFuture.completedFuture(null));
     }
 
     @Override
     public CompletableFuture<ByteBuf> read(long offset, int length) {
-        return compose(() -> readInto(allocator, offset, length, buffer -> read(offset / BLOCK_SIZE, blocksCovering(offset, length), buffer)));
+        return compose(Kind.READ, () -> readInto(allocator, offset, length, buffer -> read(offset / BLOCK_SIZE, blocksCovering(offset, length), buffer)));
     }
 
     @Override
@@ -117,9 +119,9 @@ public final class RemoteDevice extends AbstractImageDevice {
         // Our own copy: the payload goes back to its pool once the request is answered, and a push that timed out may still be sending it.
         ByteBuffer copy = ByteBuffer.allocate(length).put(data.nioBuffer()).flip();
         if (offset % BLOCK_SIZE == 0 && length % BLOCK_SIZE == 0) {
-            return compose(() -> write(offset / BLOCK_SIZE, length / BLOCK_SIZE, copy));
+            return compose(Kind.WRITE, () -> write(offset / BLOCK_SIZE, length / BLOCK_SIZE, copy));
         }
-        return compose(() -> readModifyWrite(offset, length, merged -> merged.setBytes((int) (offset % BLOCK_SIZE), copy)));
+        return compose(Kind.WRITE, () -> readModifyWrite(offset, length, merged -> merged.setBytes((int) (offset % BLOCK_SIZE), copy)));
     }
 
     /** Zero markers over the whole blocks of the range; the partial ones are left as they are (TRIM is advisory). */
@@ -127,7 +129,7 @@ public final class RemoteDevice extends AbstractImageDevice {
     public CompletableFuture<Void> trim(long offset, long length, boolean fua) {
         long first = firstWholeBlock(offset);
         long end = (offset + length) / BLOCK_SIZE;
-        return end > first ? compose(() -> write(first, end - first, null)) : CompletableFuture.completedFuture(null);
+        return end > first ? compose(Kind.WRITE, () -> write(first, end - first, null)) : CompletableFuture.completedFuture(null);
     }
 
     /** Zero markers over the whole blocks of the range, and zeros written into the partial ones at its edges. */
@@ -136,11 +138,11 @@ public final class RemoteDevice extends AbstractImageDevice {
         long first = firstWholeBlock(offset);
         long end = (offset + length) / BLOCK_SIZE;
         if (end <= first) {
-            return compose(() -> zeroPartial(offset, length));
+            return compose(Kind.WRITE, () -> zeroPartial(offset, length));
         }
         long headBytes = first * BLOCK_SIZE - offset;
         long tailBytes = offset + length - end * BLOCK_SIZE;
-        return compose(() -> CompletableFuture.allOf(
+        return compose(Kind.WRITE, () -> CompletableFuture.allOf(
                 headBytes > 0 ? zeroPartial(offset, headBytes) : CompletableFuture.completedFuture(null),
                 tailBytes > 0 ? zeroPartial(end * BLOCK_SIZE, tailBytes) : CompletableFuture.completedFuture(null),
                 write(first, end - first, null)));
@@ -148,12 +150,12 @@ public final class RemoteDevice extends AbstractImageDevice {
 
     @Override
     public CompletableFuture<List<Extent>> blockStatus(long offset, long length) {
-        return compose(() -> CompletableFuture.completedFuture(BlockRanges.allocation(BlockRanges.descriptors(offset, length, runs(offset, length, 0, 1)))));
+        return compose(Kind.READ, () -> CompletableFuture.completedFuture(BlockRanges.allocation(BlockRanges.descriptors(offset, length, runs(offset, length, 0, 1)))));
     }
 
     @Override
     public CompletableFuture<List<BlockDescriptor>> locality(long offset, long length) {
-        return compose(() -> CompletableFuture.completedFuture(BlockRanges.descriptors(offset, length, runs(offset, length, Locality.ELSEWHERE, Locality.ZERO))));
+        return compose(Kind.READ, () -> CompletableFuture.completedFuture(BlockRanges.descriptors(offset, length, runs(offset, length, Locality.ELSEWHERE, Locality.ZERO))));
     }
 
     /** One run per block of the range, with {@code dataFlags} for a block with data and {@code zeroFlags} for one that reads as zeros. */
@@ -225,7 +227,7 @@ public final class RemoteDevice extends AbstractImageDevice {
                 throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + ref.name() + "': block " + block.block() + " at version "
                         + block.version() + " is not at site '" + block.holder() + "' (" + missing.size() + " blocks missing after " + attempt + " attempts)");
             }
-            return supply(() -> missing.stream().map(this::again).toList())
+            return onCalls(() -> missing.stream().map(this::again).toList())
                     .thenCompose(next -> fetch(first, next, into, attempt + 1));
         });
     }
@@ -327,7 +329,7 @@ public final class RemoteDevice extends AbstractImageDevice {
         int count = blocksCovering(offset, length);
         return writes.inTurn(first, count, () -> {
             ByteBuf merged = Unpooled.wrappedBuffer(new byte[count * BLOCK_SIZE]);
-            return compose(() -> read(first, count, merged)).thenCompose(ignored -> {
+            return onCalls(() -> read(first, count, merged)).thenCompose(Function.identity()).thenCompose(ignored -> {
                 merge.accept(merged);
                 return write(first, count, merged.nioBuffer());
             });

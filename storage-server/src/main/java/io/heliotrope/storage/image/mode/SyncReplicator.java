@@ -3,7 +3,7 @@ package io.heliotrope.storage.image.mode;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.Copy;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.view.Replicator;

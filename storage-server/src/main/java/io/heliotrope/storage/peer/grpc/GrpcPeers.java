@@ -1,6 +1,7 @@
 package io.heliotrope.storage.peer.grpc;
 
 import io.grpc.Deadline;
+import io.grpc.Channel;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.GrpcErrors;
@@ -141,6 +142,11 @@ public final class GrpcPeers implements Peers {
             return finish(site, Call.PING, CompletableFuture.failedFuture(e));
         }
         return finish(site, Call.PING, response.thenApply(ignored -> Duration.ofNanos(System.nanoTime() - start)));
+    }
+
+    /** A connection to {@code site}, for the other services a site offers its peers (the handoff's). */
+    public Channel channel(String site) {
+        return channels.next(site, 1).get(0);
     }
 
     @Override

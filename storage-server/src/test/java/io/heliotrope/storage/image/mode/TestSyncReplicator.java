@@ -5,7 +5,7 @@ import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.peer.AbstractTestingPeers;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,10 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
+import io.heliotrope.storage.view.ViewCache;
+import io.heliotrope.storage.view.StaleBlocks;
+import io.heliotrope.storage.view.SessionWrites;
+import io.heliotrope.storage.view.RemoteWrites;
+import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.BlockStore;
@@ -9,15 +14,17 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.LocalCopies;
 import io.heliotrope.storage.Replication;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
@@ -66,6 +73,10 @@ public final class ControllerSessions implements ImageSessions {
      * pushed by another site could take the place of one found current.
      */
     private final Set<String> opening = ConcurrentHashMap.newKeySet();
+    /** The sessions open here (active, in standby or held), by image. */
+    private final Map<String, HandoffSession> sessions = new ConcurrentHashMap<>();
+    /** Images in standby here for a handoff from the site named: opens of them are served in standby. */
+    private final Map<String, String> standbys = new ConcurrentHashMap<>();
     /** Per image, the turn of its last open, close or recovery; it completes when that ends. */
     private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
     private final CatalogExports exports;
@@ -211,7 +222,10 @@ public final class ControllerSessions implements ImageSessions {
     /** Takes the lease, syncs the view, recovers a dead holding's sync copies, finds the stale blocks; in its image's turn, so recovery never flushes a live session's blocks. */
     @Override
     public ImageSession open(String name) {
-        return inTurn(name, () -> start(name));
+        return inTurn(name, () -> {
+            String from = standbys.get(name);
+            return from == null ? start(name) : startStandby(name, from);
+        });
     }
 
     private ImageSession start(String name) {
@@ -269,7 +283,150 @@ public final class ControllerSessions implements ImageSessions {
         active.add(name);
         log.info("{}: write lease at site {} (epoch {}, metaSeq {}, {} stale blocks{})", name, site, opened.epoch(), opened.metaSeq(), session.staleCount(),
                 remote == null ? "" : "; remote: data stored at home " + remote.home());
-        return new ActiveSession(session, opened.replication(), remote);
+        HandoffSession open = HandoffSession.active(session, opened.replication(), remote, this::closeInTurn);
+        sessions.put(name, open);
+        return open;
+    }
+
+    /**
+     * Serves {@code name} in standby for a handoff from {@code from} (DESIGN.md section 4, step
+     * 1), once an earlier session of it here has ended: the local copy is synced with the
+     * controller's metadata (a read, no lease), and opens from now on are served in standby.
+     * Returns the versions of the blocks this site holds, for the boost at {@code from}.
+     * Standby is not an open: copies pushed meanwhile are stored.
+     */
+    public List<BlockVersion> standby(String name, String from) {
+        return inTurn(name, () -> {
+            HandoffSession open = sessions.get(name);
+            if (open != null && open.role() != HandoffSession.Role.STANDBY) {
+                throw new HeliotropeException(ErrorCode.IMAGE_IN_USE, "image '" + name + "' is " + open.role() + " here, not in standby");
+            }
+            ImageInfo local = synced(name).local();
+            standbys.put(name, from);
+            List<BlockVersion> held = new ArrayList<>();
+            store.forEachBlock(local.id(), held::add);
+            return held;
+        });
+    }
+
+    /** A local copy whose view is synced with the controller, and the image's replication as the catalog has it. */
+    private record SyncedCopy(ImageInfo local, Replication replication) {}
+
+    /** The local copy of {@code name} with the view synced to what the controller has committed, created or replaced when it is another image's. */
+    private SyncedCopy synced(String name) {
+        ImageInfo local = copies.find(name);
+        Controller.Opened opened = controller.read(name, local == null ? 0 : view.metaSeq(local.id())).opened();
+        if (local != null && !local.isCopyOf(opened.identity())) {
+            copies.drop(local, opened.identity());
+            local = null;
+            opened = controller.read(name, 0).opened();
+        }
+        if (local == null) {
+            local = copies.create(name, opened.identity(), opened.sizeBytes());
+        }
+        view.apply(local.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
+        return new SyncedCopy(local, opened.replication());
+    }
+
+    private ImageSession startStandby(String name, String from) {
+        SyncedCopy synced = synced(name);
+        SortedMap<Long, GlobalBlock> stale = new TreeMap<>();
+        StaleBlocks.find(store, view, synced.local().id(), entry -> stale.put(entry.block(), entry));
+        HandoffSession session = HandoffSession.standby(synced.local(), synced.replication(), from, stale, this::closeInTurn);
+        sessions.put(name, session);
+        log.info("{}: open in standby for the lease at {} ({} stale blocks)", name, from, stale.size());
+        return session;
+    }
+
+    /** The session of {@code name} open here, in any role; fails with {@code IMAGE_NOT_FOUND} when none is. */
+    public HandoffSession session(String name) {
+        HandoffSession session = sessions.get(name);
+        if (session == null) {
+            throw new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image '" + name + "' is not open here");
+        }
+        return session;
+    }
+
+    /** Whether {@code name} is in standby here (asked for, opened or not). */
+    public boolean inStandby(String name) {
+        return standbys.containsKey(name);
+    }
+
+    /** The site a standby of {@code name} waits for, or empty. */
+    public Optional<String> standbyFrom(String name) {
+        return Optional.ofNullable(standbys.get(name));
+    }
+
+    /**
+     * At the source: holds the image's I/O and hands the lease to {@code toSite}
+     * ({@link HandoffSession#handOver}). Blocks until the outcome is known or the deadline.
+     */
+    public Handed handOver(String name, String toSite, long deadlineNanos) {
+        return session(name).handOver(site, toSite, deadlineNanos);
+    }
+
+    /**
+     * Adopts the lease a handoff moved here, or a rollback moved back: pushes are refused from
+     * now on and those under way land, the view takes the metadata committed since it was
+     * synced (a read: no write to the controller), and the session's waiting requests go on
+     * under the lease, renewed and checkpointed from now on. A standby with no connection gives
+     * the lease up at once. Fails with {@code STALE_LEASE} when the lease is not this site's.
+     */
+    public long adopt(String name) {
+        return inTurn(name, () -> {
+            standbys.remove(name);
+            HandoffSession session = sessions.get(name);
+            if (session == null) {
+                Controller.LeaseState lease = controller.lease(name);
+                if (lease.holder().equals(site)) {
+                    controller.flush(name, lease.epoch(), List.of(), site, true);
+                    log.info("{}: lease handed here at epoch {} given up: no connection was waiting for it", name, lease.epoch());
+                }
+                return lease.epoch();
+            }
+            if (session.role() == HandoffSession.Role.ACTIVE) {
+                return session.epoch();
+            }
+            return adopt(session);
+        });
+    }
+
+    private long adopt(HandoffSession session) {
+        ImageInfo info = session.info();
+        opening.add(info.name());
+        try {
+            store.awaitStoredCopies(info.id());
+            Controller.Synced synced = controller.read(info.name(), view.metaSeq(info.id()));
+            Controller.LeaseState lease = synced.lease();
+            if (!lease.holder().equals(site)) {
+                throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "': the lease is not this site's to adopt (held by '"
+                        + lease.holder() + "' at epoch " + lease.epoch() + ")");
+            }
+            Controller.Opened opened = synced.opened();
+            view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
+            // Granted at most a TTL before it expires: renewals count from there.
+            long grantedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, opened.ttl().toMillis() - synced.expiresInMillis()));
+            SessionWrites writes = session.remoteWrites().<SessionWrites>map(remote -> remote).orElseGet(() -> SessionWrites.inStore(store, view, info.id(), site));
+            ControllerSession adopted = new ControllerSession(info, lease.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
+            adopted.activate(checkpointInterval, checkpointBlocks);
+            active.add(info.name());
+            session.adopted(adopted);
+            log.info("{}: write lease adopted at site {} (epoch {}, metaSeq {}, {} stale blocks)", info.name(), site, lease.epoch(), opened.metaSeq(),
+                    adopted.staleCount());
+            return lease.epoch();
+        } finally {
+            opening.remove(info.name());
+        }
+    }
+
+    /** Ends the session of {@code name} here without a flush or a release ({@link HandoffSession#end}); a standby asked for ends too. */
+    public void end(String name, String reason) {
+        standbys.remove(name);
+        HandoffSession session = sessions.get(name);
+        if (session != null) {
+            session.end(reason);
+            active.remove(name);
+        }
     }
 
     /** Whether the image is open for write here, or opening: copies from other sites must not land in it. */
@@ -277,91 +434,18 @@ public final class ControllerSessions implements ImageSessions {
         return opening.contains(name) || active.contains(name);
     }
 
-    /** A session that leaves the active set once closed. */
-    private final class ActiveSession implements ImageSession {
-        private final ControllerSession session;
-        private final Replication replication;
-        private final RemoteWrites remote;
-
-        /** @param remote the session's writes when the image is remote and this site is not its home, else null */
-        ActiveSession(ControllerSession session, Replication replication, RemoteWrites remote) {
-            this.session = session;
-            this.replication = replication;
-            this.remote = remote;
-        }
-
-        @Override
-        public Optional<RemoteWrites> remoteWrites() {
-            return Optional.ofNullable(remote);
-        }
-
-        @Override
-        public ImageInfo info() {
-            return session.info();
-        }
-
-        @Override
-        public Replication replication() {
-            return replication;
-        }
-
-        @Override
-        public long epoch() {
-            return session.epoch();
-        }
-
-        @Override
-        public long holdingEpoch() {
-            return session.holdingEpoch();
-        }
-
-        @Override
-        public long nextEpoch() {
-            return session.nextEpoch();
-        }
-
-        @Override
-        public void checkCurrent() {
-            session.checkCurrent();
-        }
-
-        @Override
-        public SortedMap<Long, GlobalBlock> stale(long first, long count) {
-            return session.stale(first, count);
-        }
-
-        @Override
-        public void wrote(long first, long count) {
-            session.wrote(first, count);
-        }
-
-        @Override
-        public void fetched(GlobalBlock block) {
-            session.fetched(block);
-        }
-
-        @Override
-        public long unflushedBlocks() {
-            return session.unflushedBlocks();
-        }
-
-        @Override
-        public CompletableFuture<Void> recordSyncSites(Set<String> sites) {
-            return session.recordSyncSites(sites);
-        }
-
-        @Override
-        public void close() {
-            String name = session.info().name();
-            inTurn(name, () -> {
-                try {
-                    session.close();
-                } finally {
-                    active.remove(name);
-                }
-                return null;
-            });
-        }
+    /** Ends a session in the image's turn: only an active one flushes and releases. */
+    private void closeInTurn(HandoffSession session) {
+        String name = session.info().name();
+        inTurn(name, () -> {
+            try {
+                session.closeNow();
+            } finally {
+                active.remove(name);
+                sessions.remove(name, session);
+            }
+            return null;
+        });
     }
 
     /** Runs {@code action} in the image's turn if nobody has it now, else not at all. */

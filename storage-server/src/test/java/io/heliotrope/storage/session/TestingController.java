@@ -1,4 +1,4 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
@@ -6,8 +6,8 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
-import io.heliotrope.storage.view.Controller.CatalogImage;
-import io.heliotrope.storage.view.Controller.Recovery;
+import io.heliotrope.storage.session.Controller.CatalogImage;
+import io.heliotrope.storage.session.Controller.Recovery;
 import io.heliotrope.version.Version;
 
 import java.time.Duration;
@@ -42,6 +42,7 @@ public final class TestingController {
     private final Set<String> expired = new TreeSet<>();
     private final Map<String, Replication> replications = new TreeMap<>();
     private boolean loseAdvanceReply;
+    private boolean loseHandOverReply;
     private boolean unreachable;
 
     public synchronized void createImage(String name, long sizeBytes) {
@@ -106,6 +107,16 @@ public final class TestingController {
     /** Whether the catalog's listings and images fail to come, as if the controller did not answer. */
     public synchronized void unreachable(boolean unreachable) {
         this.unreachable = unreachable;
+    }
+
+    /** The next handover goes through, but its caller hears only that the controller did not answer. */
+    public synchronized void loseNextHandOverReply() {
+        loseHandOverReply = true;
+    }
+
+    /** A rollback of a handoff (the controller's CancelHandoff): the lease goes to {@code site} at a new epoch. */
+    public synchronized long giveBack(String image, String site) {
+        return grant(image, site);
     }
 
     /** The next advance of a lease goes through, but its caller hears only that the controller did not answer. */
@@ -250,6 +261,40 @@ public final class TestingController {
                     known(image);
                     return new LeaseState(holders.getOrDefault(image, ""), grants.getOrDefault(image, 0L), epochs.get(image));
                 }
+            }
+
+            @Override
+            public LeaseState lease(String image, Duration timeout) {
+                return lease(image);
+            }
+
+            @Override
+            public Synced read(String image, long cachedMetaSeq) {
+                pass(image);
+                synchronized (TestingController.this) {
+                    known(image);
+                    List<GlobalBlock> tail = new ArrayList<>();
+                    List<List<GlobalBlock>> log = logs.get(image);
+                    log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
+                    long epoch = epochs.getOrDefault(image, 0L);
+                    Opened opened = new Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail,
+                            replications.getOrDefault(image, Replication.defaults(site)), owed(image));
+                    return new Synced(opened, new LeaseState(holders.getOrDefault(image, ""), grants.getOrDefault(image, 0L), epoch),
+                            Duration.ofMinutes(1).toMillis());
+                }
+            }
+
+            @Override
+            public long handOver(String image, long epoch, List<BlockVersion> blocks, String holder, String toSite, Duration timeout) {
+                long metaSeq = flush(image, epoch, blocks, holder, false);
+                synchronized (TestingController.this) {
+                    grant(image, toSite);
+                    if (loseHandOverReply) {
+                        loseHandOverReply = false;
+                        throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "the controller did not answer in time");
+                    }
+                }
+                return metaSeq;
             }
 
             @Override

@@ -1,4 +1,4 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
@@ -66,6 +66,24 @@ public interface Controller extends AutoCloseable {
     /** The image's write lease as it is now. */
     LeaseState lease(String image);
 
+    /** {@link #lease(String)}, failing with {@code PEER_UNAVAILABLE} when the controller has not answered within {@code timeout}. */
+    LeaseState lease(String image, Duration timeout);
+
+    /**
+     * The image as a read-only open finds it, taking nothing: its lease as it is now and the
+     * metadata committed after {@code cachedMetaSeq} (a handoff's standby syncs with it, and
+     * the site the lease moved to adopts it without another write).
+     */
+    Synced read(String image, long cachedMetaSeq);
+
+    /**
+     * The final flush of a handoff: commits these blocks under {@code epoch} and moves the
+     * lease to {@code toSite} (which a prepare named) at the next epoch, in one transaction;
+     * returns the new metaSeq. Fails with {@code PEER_UNAVAILABLE} when no answer came within
+     * {@code timeout}: the move may have happened or not, which only the lease tells.
+     */
+    long handOver(String image, long epoch, List<BlockVersion> blocks, String holder, String toSite, Duration timeout);
+
     /**
      * Commits these blocks under {@code epoch}, each held by {@code holder} (this site, or the
      * home of a {@code remote} image) or a zero marker; returns the new metaSeq.
@@ -100,6 +118,14 @@ public interface Controller extends AutoCloseable {
         /** Whether {@code site} holds the lease and {@code epoch} is one of its holding's: what it wrote under it is still its own. */
         public boolean heldAt(String site, long epoch) {
             return holder.equals(site) && grantEpoch <= epoch && epoch <= this.epoch;
+        }
+    }
+
+    /** What a read-only open found: the lease, which expires {@code expiresInMillis} from the answer, and the metadata as {@link Opened} has it. */
+    record Synced(Opened opened, LeaseState lease, long expiresInMillis) {
+        public Synced {
+            requireNonNull(opened, "opened is null");
+            requireNonNull(lease, "lease is null");
         }
     }
 

@@ -1,5 +1,6 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
+import io.heliotrope.storage.view.SessionWrites;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import org.junit.jupiter.api.AfterEach;

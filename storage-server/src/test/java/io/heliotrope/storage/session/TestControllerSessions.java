@@ -1,5 +1,8 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
+import io.heliotrope.storage.view.LocalOnlyFetcher;
+import io.heliotrope.storage.view.Replicator;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
@@ -9,7 +12,7 @@ import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ReplicatorFactory;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;

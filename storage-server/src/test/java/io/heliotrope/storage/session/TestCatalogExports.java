@@ -1,4 +1,4 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;

@@ -1,11 +1,13 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
+import io.heliotrope.storage.view.LocalOnlyFetcher;
+import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ReplicatorFactory;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;

@@ -1,9 +1,9 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.ListedExport;
 import io.heliotrope.storage.image.ExportDescriptions;
-import io.heliotrope.storage.view.Controller.CatalogImage;
+import io.heliotrope.storage.session.Controller.CatalogImage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +54,7 @@ final class CatalogExports {
             if (failing.compareAndSet(true, false)) {
                 log.info("site {}: images listed for NBD clients again", site);
             }
-            return images.stream().map(image -> new ListedExport(image.name(), ExportDescriptions.of(image))).toList();
+            return images.stream().map(image -> new ListedExport(image.name(), ExportDescriptions.of(image.sizeBytes(), image.mode(), image.home(), image.holder(), image.currentBlocks()))).toList();
         });
     }
 }

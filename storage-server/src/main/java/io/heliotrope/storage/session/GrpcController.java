@@ -1,4 +1,4 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
@@ -180,22 +180,40 @@ public final class GrpcController implements Controller {
 
     @Override
     public Opened open(String image, long cachedMetaSeq) {
+        return call(() -> opened(openStream(image, OpenMode.OPEN_MODE_WRITE, cachedMetaSeq, openWait)));
+    }
+
+    @Override
+    public Synced read(String image, long cachedMetaSeq) {
         return call(() -> {
-            // The controller answers within the wait; the deadline leaves it the usual time on top.
-            Iterator<OpenImageResponse> responses = ControllerServiceGrpc.newBlockingStub(channel)
-                    .withDeadlineAfter(DEADLINE_SECONDS * 1000 + openWait.toMillis(), TimeUnit.MILLISECONDS)
-                    .openImage(OpenImageRequest.newBuilder().setImage(image).setSite(site).setMode(OpenMode.OPEN_MODE_WRITE)
-                            .setCachedMetaSeq(cachedMetaSeq).setWaitMillis(openWait.toMillis()).build());
-            OpenImageResponse first = responses.next();
-            List<GlobalBlock> entries = new ArrayList<>();
-            addEntries(first.getEntries(), entries);
-            while (responses.hasNext()) {
-                addEntries(responses.next().getEntries(), entries);
-            }
-            return new Opened(UUID.fromString(first.getConfig().getUuid()), first.getLease().getEpoch(), Duration.ofMillis(first.getLease().getTtlMillis()),
-                    first.getConfig().getSizeBytes(), first.getMetaSeq(), first.getSnapshot(), entries, replication(first.getConfig()),
-                    recovery(first.getLease().getRecovery()));
+            Streamed streamed = openStream(image, OpenMode.OPEN_MODE_READ, cachedMetaSeq, Duration.ZERO);
+            Lease lease = streamed.first().getLease();
+            return new Synced(opened(streamed), leaseState(lease), lease.getExpiresEpochMillis() - System.currentTimeMillis());
         });
+    }
+
+    private record Streamed(OpenImageResponse first, List<GlobalBlock> entries) {}
+
+    private Streamed openStream(String image, OpenMode mode, long cachedMetaSeq, Duration wait) {
+        // The controller answers within the wait; the deadline leaves it the usual time on top.
+        Iterator<OpenImageResponse> responses = ControllerServiceGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(DEADLINE_SECONDS * 1000 + wait.toMillis(), TimeUnit.MILLISECONDS)
+                .openImage(OpenImageRequest.newBuilder().setImage(image).setSite(site).setMode(mode)
+                        .setCachedMetaSeq(cachedMetaSeq).setWaitMillis(wait.toMillis()).build());
+        OpenImageResponse first = responses.next();
+        List<GlobalBlock> entries = new ArrayList<>();
+        addEntries(first.getEntries(), entries);
+        while (responses.hasNext()) {
+            addEntries(responses.next().getEntries(), entries);
+        }
+        return new Streamed(first, entries);
+    }
+
+    private static Opened opened(Streamed streamed) {
+        OpenImageResponse first = streamed.first();
+        return new Opened(UUID.fromString(first.getConfig().getUuid()), first.getLease().getEpoch(), Duration.ofMillis(first.getLease().getTtlMillis()),
+                first.getConfig().getSizeBytes(), first.getMetaSeq(), first.getSnapshot(), streamed.entries(), replication(first.getConfig()),
+                recovery(first.getLease().getRecovery()));
     }
 
     @Override
@@ -210,14 +228,33 @@ public final class GrpcController implements Controller {
 
     @Override
     public LeaseState lease(String image) {
-        Lease lease = call(() -> blocking().getLease(GetImageRequest.newBuilder().setName(image).build()));
+        return leaseState(call(() -> blocking().getLease(GetImageRequest.newBuilder().setName(image).build())));
+    }
+
+    @Override
+    public LeaseState lease(String image, Duration timeout) {
+        return leaseState(call(() -> ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+                .getLease(GetImageRequest.newBuilder().setName(image).build())));
+    }
+
+    private static LeaseState leaseState(Lease lease) {
         return new LeaseState(lease.getHolder(), lease.getGrantEpoch(), lease.getEpoch());
     }
 
     @Override
+    public long handOver(String image, long epoch, List<BlockVersion> blocks, String holder, String toSite, Duration timeout) {
+        return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setMoveTo(toSite).build(), entries(blocks, holder),
+                timeout.toNanos());
+    }
+
+    @Override
     public long flush(String image, long epoch, List<BlockVersion> blocks, String holder, boolean release) {
-        return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRelease(release).build(),
-                blocks.stream().map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : holder)).toList());
+        return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRelease(release).build(), entries(blocks, holder),
+                TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS));
+    }
+
+    private static List<GlobalBlock> entries(List<BlockVersion> blocks, String holder) {
+        return blocks.stream().map(block -> new GlobalBlock(block.block(), block.version(), block.state() == BlockState.ZERO ? null : holder)).toList();
     }
 
     @Override
@@ -228,14 +265,15 @@ public final class GrpcController implements Controller {
 
     @Override
     public long recover(String image, long epoch, List<GlobalBlock> blocks) {
-        return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRecovery(true).build(), blocks);
+        return flush(FlushHeader.newBuilder().setImage(image).setSite(site).setEpoch(epoch).setRecovery(true).build(), blocks,
+                TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS));
     }
 
     /** Streams a flush of {@code blocks} (a null holder: a zero marker), each batch naming the holders it uses. */
-    private long flush(FlushHeader header, List<GlobalBlock> blocks) {
+    private long flush(FlushHeader header, List<GlobalBlock> blocks, long timeoutNanos) {
         ResponseFuture<FlushResponse> response = new ResponseFuture<>();
         StreamObserver<FlushRequest> requests = ControllerServiceGrpc.newStub(channel)
-                .withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS)
+                .withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)
                 .flush(response);
         requests.onNext(FlushRequest.newBuilder().setHeader(header).build());
         for (int from = 0; from < blocks.size(); from += BATCH) {

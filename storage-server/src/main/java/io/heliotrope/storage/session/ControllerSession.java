@@ -1,5 +1,9 @@
-package io.heliotrope.storage.view;
+package io.heliotrope.storage.session;
 
+import io.heliotrope.storage.session.Controller.LeaseState;
+import io.heliotrope.storage.view.ViewCache;
+import io.heliotrope.storage.view.StaleBlocks;
+import io.heliotrope.storage.view.SessionWrites;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
@@ -7,7 +11,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
-import io.heliotrope.storage.image.ImageSession;
+import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -271,6 +275,97 @@ final class ControllerSession implements ImageSession {
                 flush(false);
             } catch (RuntimeException e) {
                 log.warn("{}: checkpoint failed, will retry: {}", info.name(), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * The final flush of a handoff (DESIGN.md section 4, step 4): renewals and checkpoints
+     * stop, and the blocks left go to the controller with the lease, moved to {@code toSite}
+     * at the next epoch in one transaction. A failed or unanswered flush is settled by reading
+     * the lease until {@code deadlineNanos} (System.nanoTime): moved, it succeeded; still this
+     * site's at this epoch, it is sent again. Fails with {@code PEER_UNAVAILABLE} when the
+     * outcome is still unknown at the deadline, and with {@code STALE_LEASE} when the lease
+     * went elsewhere; either way the session serves nothing more. May be called again after a
+     * failure, to settle it.
+     */
+    Handed handOver(String site, String toSite, long deadlineNanos) {
+        if (checkpoints != null) {
+            checkpoints.cancel(false);
+        }
+        renewal.cancel(false);
+        synchronized (flushLock) {
+            closed = true;
+            List<BlockVersion> dirty = ownDirty();
+            while (true) {
+                long left = deadlineNanos - System.nanoTime();
+                HeliotropeException failure;
+                try {
+                    synchronized (leaseLock) {
+                        if (advanceInDoubt) {
+                            advance();
+                        }
+                    }
+                    long metaSeq = controller.handOver(info.name(), epoch, dirty, writes.holder(), toSite, Duration.ofNanos(Math.max(1, left)));
+                    writes.committed(metaSeq, dirty);
+                    log.info("{}: lease handed over to {} (epoch {}) with {} blocks (metaSeq {})", info.name(), toSite, epoch + 1, dirty.size(), metaSeq);
+                    return new Handed(epoch + 1, metaSeq);
+                } catch (HeliotropeException e) {
+                    failure = e;
+                }
+                LeaseState lease = settle(deadlineNanos);
+                if (lease == null) {
+                    throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + info.name() + "': whether the lease moved to " + toSite
+                            + " is still unknown (the controller did not answer): " + failure.getMessage(), failure);
+                }
+                if (lease.holder().equals(toSite) && lease.grantEpoch() == epoch + 1) {
+                    store.markFlushed(info.id(), dirty);
+                    log.info("{}: lease handed over to {} (epoch {}), as the lease shows after a lost reply", info.name(), toSite, epoch + 1);
+                    return new Handed(epoch + 1, 0);
+                }
+                if (!lease.heldAt(site, epoch)) {
+                    fence(failure.getMessage());
+                    throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "': the lease did not move to " + toSite
+                            + " and is no longer this site's (held by '" + lease.holder() + "' at epoch " + lease.epoch() + ")", failure);
+                }
+                if (failure.code() != ErrorCode.PEER_UNAVAILABLE || System.nanoTime() - deadlineNanos >= 0) {
+                    throw failure;
+                }
+            }
+        }
+    }
+
+    /** The lease, read again and again until the deadline; null when the controller never answered. */
+    private LeaseState settle(long deadlineNanos) {
+        while (true) {
+            long left = deadlineNanos - System.nanoTime();
+            if (left <= 0) {
+                return null;
+            }
+            try {
+                return controller.lease(info.name(), Duration.ofNanos(left));
+            } catch (HeliotropeException e) {
+                log.debug("{}: cannot read the lease yet: {}", info.name(), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * Ends the session without a flush or a release: a handoff was rolled back, and its lease is
+     * someone else's. What it wrote and never flushed is orphaned.
+     */
+    void drop(String reason) {
+        if (checkpoints != null) {
+            checkpoints.cancel(false);
+        }
+        renewal.cancel(false);
+        synchronized (flushLock) {
+            if (!closed) {
+                closed = true;
+                List<BlockVersion> dirty = ownDirty();
+                if (!dirty.isEmpty()) {
+                    orphans.orphan(info, dirty, reason);
+                }
             }
         }
     }

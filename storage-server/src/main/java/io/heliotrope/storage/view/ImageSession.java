@@ -1,4 +1,4 @@
-package io.heliotrope.storage.image;
+package io.heliotrope.storage.view;
 
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
@@ -90,6 +90,14 @@ public interface ImageSession {
      */
     default long unflushedBlocks() {
         return 0;
+    }
+
+    /**
+     * Which of its connections' requests are served now: all of them, but for a session in a
+     * handoff (standby, or held after handing the image over).
+     */
+    default IoGate gate() {
+        return IoGate.ALWAYS;
     }
 
     /** Ends the session: flushes what is left and gives the image up. */

@@ -1,0 +1,164 @@
+package io.heliotrope.storage.view;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+import static java.util.Objects.requireNonNull;
+
+/**
+ * Which I/O of an open image is served now, shared by its connections (DESIGN.md section 4,
+ * the handoff). Open: everything. In standby (the destination of a handoff before it
+ * holds the lease): reads and FLUSHes, while writes wait. Held (the source once it hands
+ * over): only FLUSHes, so a client that quits is answered; reads and writes wait, neither
+ * served nor failed. Ended: everything fails, with the reason given. Waiting requests go on
+ * in the order they came once the gate lets them through. The gate counts the requests it
+ * let through until they complete, so that {@link #hold()} can tell when none is left.
+ */
+public final class IoGate {
+    public enum Kind { READ, WRITE, FLUSH }
+
+    private enum State { OPEN, STANDBY, HELD, ENDED }
+
+    private record Waiter(Kind kind, CompletableFuture<Void> admitted) {}
+
+    /** The gate of a session that never takes part in a handoff: it is never held. */
+    static final IoGate ALWAYS = opened();
+
+    private State state;
+    private RuntimeException ended;
+    private int inFlight;
+    private final Deque<Waiter> waiting = new ArrayDeque<>();
+    private final List<CompletableFuture<Void>> drains = new ArrayList<>();
+
+    private IoGate(State state) {
+        this.state = state;
+    }
+
+    /** A gate that lets everything through. */
+    public static IoGate opened() {
+        return new IoGate(State.OPEN);
+    }
+
+    /** A gate in standby: writes wait. */
+    public static IoGate standby() {
+        return new IoGate(State.STANDBY);
+    }
+
+    /** A request that learns whether the gate let it through at once, on the caller, or after it waited. */
+    @FunctionalInterface
+    public interface Request<T> {
+        CompletableFuture<T> start(boolean atOnce);
+    }
+
+    /** Runs {@code request} once the gate lets a request of its kind through; completes as its future does. */
+    public <T> CompletableFuture<T> run(Kind kind, Supplier<CompletableFuture<T>> request) {
+        return run(kind, atOnce -> request.get());
+    }
+
+    /** As {@link #run(Kind, Supplier)}, telling the request whether it waited. */
+    public <T> CompletableFuture<T> run(Kind kind, Request<T> request) {
+        if (this == ALWAYS) {
+            // Shared by every session outside handoffs: nothing to count, and no monitor for all their requests to meet at.
+            return request.start(true);
+        }
+        CompletableFuture<Void> admitted = admit(kind);
+        boolean atOnce = admitted.isDone();
+        return admitted.thenCompose(ignored -> {
+            CompletableFuture<T> result;
+            try {
+                result = request.start(atOnce);
+            } catch (RuntimeException e) {
+                done();
+                throw e;
+            }
+            return result.whenComplete((value, failure) -> done());
+        });
+    }
+
+    private synchronized CompletableFuture<Void> admit(Kind kind) {
+        if (state == State.ENDED) {
+            return CompletableFuture.failedFuture(ended);
+        }
+        if (passes(kind)) {
+            inFlight++;
+            return CompletableFuture.completedFuture(null);
+        }
+        Waiter waiter = new Waiter(kind, new CompletableFuture<>());
+        waiting.add(waiter);
+        return waiter.admitted();
+    }
+
+    private boolean passes(Kind kind) {
+        return switch (state) {
+            case OPEN -> true;
+            case STANDBY -> kind != Kind.WRITE;
+            case HELD -> kind == Kind.FLUSH;
+            case ENDED -> false;
+        };
+    }
+
+    private void done() {
+        List<CompletableFuture<Void>> drained;
+        synchronized (this) {
+            if (--inFlight > 0 || drains.isEmpty()) {
+                return;
+            }
+            drained = List.copyOf(drains);
+            drains.clear();
+        }
+        drained.forEach(drain -> drain.complete(null));
+    }
+
+    /** Holds every read and write from now on (not of the gate that is never held); completes once none let through before is still running. */
+    public CompletableFuture<Void> hold() {
+        CompletableFuture<Void> drained = new CompletableFuture<>();
+        synchronized (this) {
+            if (state != State.ENDED) {
+                state = State.HELD;
+            }
+            if (inFlight > 0) {
+                drains.add(drained);
+                return drained;
+            }
+        }
+        drained.complete(null);
+        return drained;
+    }
+
+    /** Serves everything again, the waiting requests first, in the order they came. */
+    public void release() {
+        List<Waiter> admitted = new ArrayList<>();
+        synchronized (this) {
+            if (state == State.ENDED) {
+                return;
+            }
+            state = State.OPEN;
+            admitted.addAll(waiting);
+            waiting.clear();
+            inFlight += admitted.size();
+        }
+        admitted.forEach(waiter -> waiter.admitted().complete(null));
+    }
+
+    /** Fails every waiting request and every later one with {@code reason}. */
+    public void end(RuntimeException reason) {
+        requireNonNull(reason, "reason is null");
+        List<Waiter> failed;
+        synchronized (this) {
+            state = State.ENDED;
+            ended = reason;
+            failed = List.copyOf(waiting);
+            waiting.clear();
+        }
+        failed.forEach(waiter -> waiter.admitted().completeExceptionally(reason));
+    }
+
+    /** Requests waiting now. */
+    public synchronized int waiting() {
+        return waiting.size();
+    }
+}

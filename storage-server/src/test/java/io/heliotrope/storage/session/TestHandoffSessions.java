@@ -1,0 +1,146 @@
+package io.heliotrope.storage.session;
+
+import io.heliotrope.error.ErrorCode;
+import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.storage.image.DefaultDeviceFactory;
+import io.heliotrope.storage.image.ImageExports;
+import io.heliotrope.storage.image.ReplicatorFactory;
+import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.view.LocalOnlyFetcher;
+import io.heliotrope.storage.view.ReadCounter;
+import io.heliotrope.version.Version;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+
+import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
+import static io.heliotrope.storage.TestingBuffers.filled;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The handoff of an image between two sites' sessions, over one controller. */
+class TestHandoffSessions {
+    private final TestingController controller = new TestingController();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final MemoryBlockStore storeA = new MemoryBlockStore();
+    private final MemoryBlockStore storeB = new MemoryBlockStore();
+    private final ControllerSessions a = sessions("a", storeA);
+    private final ControllerSessions b = sessions("b", storeB);
+
+    TestHandoffSessions() {
+        controller.createImage("disk", 64 * BLOCK_SIZE);
+    }
+
+    @AfterEach
+    void close() {
+        scheduler.shutdownNow();
+        storeA.close();
+        storeB.close();
+    }
+
+    private ControllerSessions sessions(String site, MemoryBlockStore store) {
+        return new ControllerSessions(site, store, store.view(), controller.forSite(site), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20);
+    }
+
+    private static BlockDevice open(ControllerSessions sessions, MemoryBlockStore store) {
+        return new ImageExports(sessions, new DefaultDeviceFactory(store, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true,
+                Runnable::run, UnpooledByteBufAllocator.DEFAULT), Runnable::run).open("disk").join();
+    }
+
+    private static long deadline() {
+        return System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    }
+
+    @Test
+    void aStandbyServesReadsAtOnceAndItsWritesWaitForTheLeaseHandedOver() {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(2, 7), false).join();
+        long sourceEpoch = controller.forSite("a").lease("disk").epoch();
+
+        b.standby("disk", "a");
+        BlockDevice destination = open(b, storeB);
+        ByteBuf unwritten = destination.read(8 * BLOCK_SIZE, BLOCK_SIZE).join();
+        assertThat(unwritten.getByte(0)).isZero();
+        unwritten.release();
+        CompletableFuture<Void> waiting = destination.write(4 * BLOCK_SIZE, filled(1, 9), false);
+        assertThat(destination.flush().join()).as("a FLUSH with nothing written is answered").isNull();
+        assertThat(waiting).isNotDone();
+        assertThat(controller.holder("disk")).isEqualTo("a");
+
+        Handed handed = a.handOver("disk", "b", deadline());
+        assertThat(handed.epoch()).isEqualTo(sourceEpoch + 1);
+        assertThat(controller.holder("disk")).isEqualTo("b");
+        assertThat(controller.view("disk").get(1L).holder()).as("the final flush committed the source's writes").isEqualTo("a");
+        CompletableFuture<Void> held = source.write(6 * BLOCK_SIZE, filled(1, 3), false);
+        assertThat(source.flush().join()).as("a held connection's FLUSH is answered").isNull();
+        assertThat(held).isNotDone();
+
+        assertThat(b.adopt("disk")).isEqualTo(handed.epoch());
+        waiting.join();
+        assertThat(held).as("the source's I/O stays held").isNotDone();
+        destination.close();
+        assertThat(Version.of(controller.view("disk").get(4L).version()).epoch()).isEqualTo(handed.epoch());
+        assertThat(controller.view("disk").get(4L).holder()).isEqualTo("b");
+        assertThat(controller.holder("disk")).as("released by the destination's close").isNull();
+    }
+
+    @Test
+    void aLostReplyIsSettledByReadingTheLease() {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(1, 7), false).join();
+        long sourceEpoch = controller.forSite("a").lease("disk").epoch();
+        controller.loseNextHandOverReply();
+
+        assertThat(a.handOver("disk", "b", deadline())).isEqualTo(new Handed(sourceEpoch + 1, 0));
+        assertThat(storeA.dirtyBlocks(storeA.image("disk").id())).as("committed by the flush whose reply was lost").isEmpty();
+    }
+
+    @Test
+    void aReclaimAfterARollbackServesTheHeldRequestsUnderTheNewEpoch() {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(1, 7), false).join();
+        a.handOver("disk", "b", deadline());
+        CompletableFuture<Void> held = source.write(BLOCK_SIZE, filled(1, 5), false);
+        long back = controller.giveBack("disk", "a");
+
+        assertThat(a.adopt("disk")).isEqualTo(back);
+        held.join();
+        source.close();
+        assertThat(Version.of(controller.view("disk").get(1L).version()).epoch()).isEqualTo(back);
+        assertThat(controller.holder("disk")).isNull();
+    }
+
+    @Test
+    void theEndOfAHoldFailsTheHeldRequestsAndNeitherFlushesNorReleases() {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(1, 7), false).join();
+        a.handOver("disk", "b", deadline());
+        CompletableFuture<ByteBuf> held = source.read(0, BLOCK_SIZE);
+
+        a.end("disk", "handed over");
+        assertThatThrownBy(held::join).cause().isInstanceOf(HeliotropeException.class)
+                .satisfies(e -> assertThat(((HeliotropeException) e).code()).isEqualTo(ErrorCode.STALE_LEASE));
+        source.close();
+        assertThat(controller.holder("disk")).as("the lease stays where it was handed").isEqualTo("b");
+    }
+
+    @Test
+    void anAbandonedStandbyFailsItsWaitingWrites() {
+        open(a, storeA);
+        b.standby("disk", "a");
+        BlockDevice destination = open(b, storeB);
+        CompletableFuture<Void> waiting = destination.write(0, filled(1, 9), false);
+
+        b.end("disk", "its handoff was rolled back");
+        assertThatThrownBy(waiting::join).cause().hasMessageContaining("rolled back");
+        assertThat(b.inStandby("disk")).isFalse();
+        assertThat(controller.holder("disk")).isEqualTo("a");
+    }
+}
