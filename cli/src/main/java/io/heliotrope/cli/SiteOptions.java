@@ -80,8 +80,8 @@ final class SiteOptions {
     Integer migrationPorts;
 
     @Option(names = "--peer-migration", paramLabel = "SITE=HOST:PORT[,HOST:PORT...]",
-            description = "Dial these addresses for that site's migration ports, in their order (WAN links); repeatable (default: that site's "
-                    + "registered host, at this site's migration ports).")
+            description = "Where this site reaches that site's migration ports, in their order (its host and ports, or WAN links in front "
+                    + "of them); repeatable; a VM moves only to sites named here.")
     Map<String, String> peerMigration;
 
     @Option(names = "--qemu", paramLabel = "PROGRAM", description = "The QEMU that runs VMs here (default: qemu-system-x86_64).")

@@ -198,6 +198,23 @@ public final class QemuRunner implements AutoCloseable {
         });
     }
 
+    /**
+     * The site's standby of {@code image} lapsed (no driver renewed it): every destination
+     * waiting here with that disk that has not resumed never will; its QEMU is killed.
+     */
+    public void abortIncomingWith(String image) {
+        commits.forEach((name, commit) -> {
+            QemuVm vm = vms.get(name);
+            if (vm != null && vm.launch().definition().disks().contains(image)) {
+                commit.abort().thenAccept(result -> {
+                    if (!result.resumed()) {
+                        log.info("{}: the standby of {} lapsed: the incoming VM was stopped", name, image);
+                    }
+                });
+            }
+        });
+    }
+
     /** Sends every event of the VM from now on to {@code watcher} (on QMP's reader: it must not block); run the result to stop. */
     public Runnable watch(String name, Consumer<VmEvent> watcher) {
         return known(name).watch(watcher);

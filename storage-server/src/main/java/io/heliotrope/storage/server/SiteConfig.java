@@ -27,8 +27,8 @@ import static java.util.Objects.requireNonNullElse;
  * incoming live migrations on {@code migrationPorts} ports from {@code migrationPort} on
  * (default 4 from 7420), one migration each. {@code peerMigration} gives, per site name,
  * the comma-separated host:port list through which this site reaches that site's
- * migration ports, in their order (the WAN emulator's links); without one, this site dials
- * that site's registered host at the same ports as its own. {@code qemu} is the QEMU to
+ * migration ports, in their order (the WAN emulator's links, or the site's own host and
+ * ports); a VM cannot move to a site it has none for. {@code qemu} is the QEMU to
  * run (default {@code qemu-system-x86_64}).
  */
 public record SiteConfig(

@@ -11,6 +11,9 @@ import io.heliotrope.nbd.server.BaseAllocation;
 import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
+import io.heliotrope.scheduler.runner.QemuRunner;
+import io.heliotrope.scheduler.runner.RunnerConfig;
+import io.heliotrope.scheduler.runner.grpc.VmRunnerGrpcService;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.scheduler.runner.SiteDisks;
@@ -60,6 +63,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.nio.file.Path;
+import java.nio.file.Files;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.time.Duration;
@@ -93,6 +100,8 @@ public final class StorageServer implements AutoCloseable {
     private final Server grpc;
     private final GetServer metrics;
     private final SiteHandoffs handoffs;
+    /** The VMs this site runs; with a controller only, which keeps their definitions. */
+    private final QemuRunner runner;
 
     public StorageServer(SiteConfig config) {
         this.config = config;
@@ -162,8 +171,16 @@ public final class StorageServer implements AutoCloseable {
             ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status,
                     nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
+            if (handoffs != null) {
+                runner = new QemuRunner(runnerConfig(config), handoffs);
+                components.push(runner);
+                handoffs.onStandbyLapsed(runner::abortIncomingWith);
+            } else {
+                runner = null;
+            }
             grpc = replicas == null ? GrpcServers.start(grpcAddress, grpcCalls, images)
-                    : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service(), new HandoffGrpcService(handoffs));
+                    : GrpcServers.start(grpcAddress, grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW, images, replicas.service(), new HandoffGrpcService(handoffs),
+                            new VmRunnerGrpcService(runner));
             components.push(() -> GrpcServers.shutdown(grpc));
 
             metrics = GetServer.start(new InetSocketAddress(config.bind(), config.metricsPort()), "metrics-http", 1,
@@ -180,6 +197,29 @@ public final class StorageServer implements AutoCloseable {
         }
         log.info("site {}: NBD on {}, gRPC on {}:{}, metrics on port {}, store {}",
                 config.site(), nbd.localAddress(), config.bind(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /**
+     * The VM runner of this site: its VMs under the data directory (or a temporary one for a
+     * memory store), incoming migrations on the site's migration ports, and other sites'
+     * ports at the addresses configured for them.
+     */
+    private static RunnerConfig runnerConfig(SiteConfig config) throws IOException {
+        Path state = config.dataDir() != null ? config.dataDir() : Files.createTempDirectory("heliotrope-vms-");
+        Map<String, List<InetSocketAddress>> links = new HashMap<>();
+        config.peerMigration().forEach((site, addresses) -> links.put(site, Arrays.stream(addresses.split(","))
+                .map(String::strip)
+                .map(StorageServer::hostAndPort)
+                .toList()));
+        return new RunnerConfig(config.site(), state, config.qemu(), config.localHost(), config.incomingMigrationPorts(), links, null);
+    }
+
+    private static InetSocketAddress hostAndPort(String address) {
+        int colon = address.lastIndexOf(':');
+        if (colon < 1) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "not a host:port: '" + address + "'");
+        }
+        return InetSocketAddress.createUnresolved(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
     }
 
     /**
