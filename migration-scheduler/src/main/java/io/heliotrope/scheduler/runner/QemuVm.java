@@ -41,6 +41,8 @@ final class QemuVm {
     private final Object lock = new Object();
     // Guarded by lock.
     private String exitReason;
+    /** Completes once the end of the QMP connection was handled: the exit reason is recorded. */
+    private final CompletableFuture<Void> recorded;
     private String intendedExit;
     private String shutdownReason;
     private boolean detached;
@@ -62,7 +64,9 @@ final class QemuVm {
         this.qmp = qmp;
         if (qmp != null) {
             qmp.addListener(this::onEvent);
-            qmp.closed().thenRun(this::onClosed);
+            recorded = qmp.closed().thenRun(this::onClosed);
+        } else {
+            recorded = CompletableFuture.completedFuture(null);
         }
     }
 
@@ -214,8 +218,7 @@ final class QemuVm {
     private CompletableFuture<Void> awaitExit(Duration patience) {
         CompletableFuture<Void> gone = ProcessHandle.of(pid).map(handle -> handle.onExit().thenRun(() -> { }))
                 .orElse(CompletableFuture.completedFuture(null));
-        CompletableFuture<Void> closed = qmp == null ? CompletableFuture.completedFuture(null) : qmp.closed();
-        return CompletableFuture.allOf(gone, closed).orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS);
+        return CompletableFuture.allOf(gone, recorded).orTimeout(patience.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void onEvent(QmpEvent event) {
