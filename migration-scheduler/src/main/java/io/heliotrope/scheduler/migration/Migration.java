@@ -258,9 +258,12 @@ public final class Migration implements Runnable {
         long pushed = 0;
         for (String disk : disks()) {
             pushed += bestEffort(() -> source.handoff(disk).getPushedBytes(), 0L, "read the handoff of " + disk + " at " + from);
+        }
+        // The source quits while its disks are still held: its last FLUSH is answered, not failed.
+        bestEffort(() -> source.stopVm(vmName()), null, "stop the source QEMU at " + from);
+        for (String disk : disks()) {
             bestEffort(() -> source.endHold(disk), null, "end the hold of " + disk + " at " + from);
         }
-        bestEffort(() -> source.stopVm(vmName()), null, "stop the source QEMU at " + from);
         MigrationRecord.Builder record = record(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED, "")
                 .setTotalMicros(totalMicros)
                 .setDowntimeMicros(Math.max(0, destinationState.getResumeMicros() - sourceState.getStopMicros()))

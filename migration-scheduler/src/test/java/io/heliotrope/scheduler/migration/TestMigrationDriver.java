@@ -59,7 +59,7 @@ class TestMigrationDriver {
         assertThat(record.getEpochsList()).extracting(DiskEpochs::getImage, DiskEpochs::getEpochBefore, DiskEpochs::getEpochAfter)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("root", 5L, 6L), org.assertj.core.groups.Tuple.tuple("data", 5L, 6L));
         assertThat(taiwan.calls).containsExactly("standby root from virginia", "standby data from virginia", "startVm web incoming");
-        assertThat(virginia.calls).containsExactly("startMigration web taiwan:2", "endHold root", "endHold data", "stopVm web");
+        assertThat(virginia.calls).containsExactly("startMigration web taiwan:2", "stopVm web", "endHold root", "endHold data");
         assertThat(cluster.calls).containsExactly("prepare root virginia->taiwan", "prepare data virginia->taiwan",
                 "completeHandoff root", "completeHandoff data", "moveVm web taiwan");
         assertThat(cluster.vm("web").getSite()).isEqualTo("taiwan");
