@@ -8,6 +8,7 @@ import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.scheduler.v1.MigrateRequest;
 import io.heliotrope.proto.scheduler.v1.MigrationPhase;
 import io.heliotrope.proto.scheduler.v1.MigrationProgress;
+import io.heliotrope.proto.scheduler.v1.OnTimeout;
 import io.heliotrope.proto.storage.v1.HandoverState;
 import io.heliotrope.proto.storage.v1.MigrationState;
 import org.junit.jupiter.api.AfterEach;
@@ -136,6 +137,47 @@ class TestMigrationDriver {
                 .isInstanceOf(HeliotropeException.class)
                 .hasMessage("VM 'web' is migrating to taiwan already");
         driver.cancel("web", "test");
+    }
+
+    @Test
+    void aTimeoutCancelsPreCopyThatDoesNotConverge() throws Exception {
+        virginia.then(status("active"));
+        taiwan.then(status("inmigrate"));
+
+        MigrationRecord record = driver.start(request().toBuilder().setTimeoutMillis(20).build()).result().get(10, TimeUnit.SECONDS);
+
+        assertThat(record.getOutcome()).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_CANCELLED);
+        assertThat(record.getReason()).isEqualTo("timed out after 0 s");
+        assertThat(virginia.calls).doesNotContain("pauseVm web").contains("cancelMigration web", "reclaim root");
+    }
+
+    @Test
+    void aForcedTimeoutPausesTheGuestSoThatPreCopyCompletes() throws Exception {
+        virginia.then(status("active"));
+        taiwan.then(status("inmigrate"));
+        Migration migration = driver.start(request().toBuilder().setTimeoutMillis(20).setOnTimeout(OnTimeout.ON_TIMEOUT_FORCE).build());
+
+        Await.until(() -> virginia.calls.contains("pauseVm web"));
+        virginia.then(status("completed"));
+        taiwan.then(MigrationState.newBuilder().setStatus("completed").setVmState("running").setResumeMicros(1).build());
+
+        assertThat(migration.result().get(10, TimeUnit.SECONDS).getOutcome()).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED);
+        assertThat(virginia.calls).containsOnlyOnce("pauseVm web");
+    }
+
+    @Test
+    void atMostTwoMigrationsLeaveASiteAtOnce() {
+        cluster.vm("db", "virginia", "db-root").vm("cache", "virginia", "cache-root");
+        virginia.then(status("active"));
+        taiwan.then(status("inmigrate"));
+        driver.start(request());
+        driver.start(MigrateRequest.newBuilder().setVm("db").setToSite("taiwan").build());
+
+        assertThatThrownBy(() -> driver.start(MigrateRequest.newBuilder().setVm("cache").setToSite("taiwan").build()))
+                .isInstanceOf(HeliotropeException.class)
+                .hasMessage("site virginia has 2 migrations out already (at most 2); try again when one has ended");
+        driver.cancel("web", "test");
+        driver.cancel("db", "test");
     }
 
     @Test
