@@ -38,8 +38,8 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
-import static io.heliotrope.controller.server.GrpcReplies.call;
-import static io.heliotrope.controller.server.GrpcReplies.reply;
+import static io.heliotrope.grpc.GrpcReplies.call;
+import static io.heliotrope.grpc.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.controller.v1.ControllerService}: protos in, {@link ControllerService} calls, protos out. */

@@ -12,7 +12,7 @@ import io.heliotrope.proto.controller.v1.RecordMigrationRequest;
 import io.heliotrope.proto.controller.v1.Vm;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
 
-import static io.heliotrope.controller.server.GrpcReplies.reply;
+import static io.heliotrope.grpc.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.controller.v1.VmService}: protos in, {@link VmService} calls, protos out. */

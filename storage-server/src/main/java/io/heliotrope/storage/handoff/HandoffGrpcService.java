@@ -17,7 +17,7 @@ import io.heliotrope.proto.storage.v1.StandbyResponse;
 import java.time.Duration;
 import java.util.stream.LongStream;
 
-import static io.heliotrope.storage.peer.grpc.Replies.reply;
+import static io.heliotrope.grpc.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.storage.v1.HandoffService}: protos in, {@link SiteHandoffs} calls, protos out. */

@@ -16,7 +16,7 @@ import io.heliotrope.storage.admin.ImageManager;
 import io.heliotrope.storage.status.SiteStatusService;
 
 
-import static io.heliotrope.storage.peer.grpc.Replies.reply;
+import static io.heliotrope.grpc.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.storage.v1.ImageService}: protos in, {@link ImageManager} or {@link SiteStatusService} calls, protos out. */

@@ -14,6 +14,7 @@ import io.heliotrope.scheduler.migration.MigrationDriver;
 
 import java.util.function.Consumer;
 
+import static io.heliotrope.grpc.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.scheduler.v1.MigrationService} over the driver. A caller that goes away only stops watching. */
@@ -58,18 +59,7 @@ public final class MigrationGrpcService extends MigrationServiceGrpc.MigrationSe
 
     @Override
     public void cancel(WatchMigrationRequest request, StreamObserver<MigrationRecord> observer) {
-        try {
-            driver.cancel(request.getVm(), "operator").whenComplete((record, failure) -> {
-                if (failure != null) {
-                    observer.onError(GrpcErrors.toStatus(failure));
-                } else {
-                    observer.onNext(record);
-                    observer.onCompleted();
-                }
-            });
-        } catch (RuntimeException e) {
-            observer.onError(GrpcErrors.toStatus(e));
-        }
+        reply(() -> driver.cancel(request.getVm(), "operator"), record -> record, observer);
     }
 
     private static void stream(Migration migration, StreamObserver<MigrationProgress> observer) {

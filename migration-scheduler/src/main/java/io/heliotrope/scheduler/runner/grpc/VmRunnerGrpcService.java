@@ -17,10 +17,8 @@ import io.heliotrope.proto.storage.v1.VmRuntime;
 import io.heliotrope.scheduler.runner.QemuRunner;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
+import static io.heliotrope.grpc.GrpcReplies.reply;
 import static java.util.Objects.requireNonNull;
 
 /** {@code heliotrope.storage.v1.VmRunnerService}: protos in, {@link QemuRunner} calls, protos out. */
@@ -110,22 +108,5 @@ public final class VmRunnerGrpcService extends VmRunnerServiceGrpc.VmRunnerServi
             return;
         }
         call.setOnCancelHandler(unwatch[0]);
-    }
-
-    private static <T, R> void reply(Supplier<CompletableFuture<T>> request, Function<T, R> toProto, StreamObserver<R> observer) {
-        CompletableFuture<T> future;
-        try {
-            future = request.get();
-        } catch (RuntimeException e) {
-            future = CompletableFuture.failedFuture(e);
-        }
-        future.whenComplete((value, failure) -> {
-            if (failure != null) {
-                observer.onError(GrpcErrors.toStatus(failure));
-            } else {
-                observer.onNext(toProto.apply(value));
-                observer.onCompleted();
-            }
-        });
     }
 }
