@@ -272,7 +272,7 @@ ensure_gnuplot
 {
   echo "Heliotrope live migration of the records guest (helio up), $(date -Is) on $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "link $RTT RTT / $BANDWIDTH, $(qemu-system-x86_64 --version | head -n 1), the driver at virginia"
-  echo "checked: every acknowledged record on the disks, read at both sites; big read at taiwan equals what was written"
+  echo "checked: every acknowledged record on the disks (rec read at both sites, bulkrec at taiwan); big read at taiwan equals what was written"
   echo
   python3 "$HERE/migration_report.py" heliotrope "$OUT" "$RTT"
 } | tee "$OUT/summary.txt"
