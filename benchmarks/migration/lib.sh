@@ -8,12 +8,22 @@ source "$HERE/../geo/lib.sh"
 GUEST_DIR=$WORK/guest
 NONCE=$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
-# The records guest (it-tests/src/test/guest/build-guest.sh) and the WAN proxy's class path
-# (wan-emulator's jar, Netty, SLF4J and slf4j-simple, so the proxy logs its byte counts).
-prepare_tools() {
-  log "building the records guest and the WAN proxy (logs/build.log)"
+# The consoles whose "HELIO-REC n" lines count (a glob): the QEMUs these scripts start;
+# heliotrope.sh points it at the sites' runners' logs.
+CONSOLES="$WORK/*/console.log"
+
+# The records guest (it-tests/src/test/guest/build-guest.sh).
+prepare_guest() {
+  log "building the records guest (logs/build.log)"
   bash "$REPO/it-tests/src/test/guest/build-guest.sh" "$GUEST_DIR" >>"$OUT/logs/build.log" 2>&1 ||
     die "build-guest.sh failed (see $OUT/logs/build.log)"
+}
+
+# The records guest and the WAN proxy's class path (wan-emulator's jar, Netty, SLF4J and
+# slf4j-simple, so the proxy logs its byte counts).
+prepare_tools() {
+  prepare_guest
+  log "building the WAN proxy (logs/build.log)"
   (cd "$REPO" && ./mvnw -B -q -o -pl wan-emulator -am package -DskipTests &&
     ./mvnw -B -q -o -pl wan-emulator dependency:build-classpath -Dmdep.includeScope=test \
       -Dmdep.outputFile="$OUT/logs/wan.classpath") >>"$OUT/logs/build.log" 2>&1 ||
@@ -55,9 +65,11 @@ start_guest() {
   done
 }
 
-# last_record: the largest n of a complete "HELIO-REC n" line in every console so far (-1: none).
+# last_record: the largest n of a complete "HELIO-REC n" line in the $CONSOLES so far (-1: none).
 last_record() {
-  cat "$WORK"/*/console.log 2>/dev/null | tr -d '\r' |
+  local files
+  mapfile -t files < <(compgen -G "$CONSOLES")
+  cat "${files[@]}" </dev/null 2>/dev/null | tr -d '\r' |
     awk 'BEGIN { m = -1 } /^HELIO-REC [0-9]+$/ && $2 + 0 > m { m = $2 + 0 } END { print m }'
 }
 
