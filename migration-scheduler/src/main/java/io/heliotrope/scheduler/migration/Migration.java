@@ -14,6 +14,7 @@ import io.heliotrope.proto.storage.v1.HandoverState;
 import io.heliotrope.proto.storage.v1.MigrationState;
 import io.heliotrope.proto.storage.v1.StartMigrationRequest;
 import io.heliotrope.proto.storage.v1.VmRuntime;
+import io.heliotrope.scheduler.migration.SiteCalls.Traffic;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,6 +59,9 @@ public final class Migration implements Runnable {
     private final List<Consumer<MigrationProgress>> watchers = new CopyOnWriteArrayList<>();
     private final CompletableFuture<MigrationRecord> result = new CompletableFuture<>();
     private final Map<String, Long> epochsBefore = new LinkedHashMap<>();
+    /** Per disk, the block bytes the source had pushed and the destination had fetched before the migration. */
+    private final Map<String, Traffic> pushedBefore = new LinkedHashMap<>();
+    private final Map<String, Traffic> fetchedBefore = new LinkedHashMap<>();
     private final long startedMillis = System.currentTimeMillis();
     private final long startedNanos = System.nanoTime();
     private volatile MigrationProgress last;
@@ -143,6 +147,8 @@ public final class Migration implements Runnable {
         }
         for (String disk : disks()) {
             epochsBefore.put(disk, cluster.lease(disk).getEpoch());
+            pushedBefore.put(disk, bestEffort(() -> source.traffic(disk), Traffic.NONE, "read the traffic of " + disk + " at " + from));
+            fetchedBefore.put(disk, bestEffort(() -> destination.traffic(disk), Traffic.NONE, "read the traffic of " + disk + " at " + to));
         }
         for (String disk : disks()) {
             cluster.prepare(disk, from, to);
@@ -257,7 +263,8 @@ public final class Migration implements Runnable {
         long totalMicros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - startedNanos);
         long pushed = 0;
         for (String disk : disks()) {
-            pushed += bestEffort(() -> source.handoff(disk).getPushedBytes(), 0L, "read the handoff of " + disk + " at " + from);
+            pushed += bestEffort(() -> source.traffic(disk), pushedBefore.get(disk), "read the traffic of " + disk + " at " + from)
+                    .since(pushedBefore.get(disk)).pushedBytes();
         }
         // The source quits while its disks are still held: its last FLUSH is answered, not failed.
         bestEffort(() -> source.stopVm(vmName()), null, "stop the source QEMU at " + from);
@@ -274,7 +281,8 @@ public final class Migration implements Runnable {
         for (String disk : disks()) {
             long epoch = retry(() -> cluster.completeHandoff(disk, from, to), "complete the handoff of " + disk).getEpoch();
             record.addEpochs(DiskEpochs.newBuilder().setImage(disk).setEpochBefore(epochsBefore.get(disk)).setEpochAfter(epoch));
-            fetched += bestEffort(() -> destination.handoff(disk).getFetchedBytes(), 0L, "read the handoff of " + disk + " at " + to);
+            fetched += bestEffort(() -> destination.traffic(disk), fetchedBefore.get(disk), "read the traffic of " + disk + " at " + to)
+                    .since(fetchedBefore.get(disk)).fetchedBytes();
         }
         record.setStorageFetchedBytes(fetched);
         retry(() -> cluster.moveVm(vmName(), to, cluster.vm(vmName()).getVersion()), "record that " + vmName() + " runs at " + to);

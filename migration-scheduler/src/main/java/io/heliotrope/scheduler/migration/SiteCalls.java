@@ -30,6 +30,17 @@ public interface SiteCalls {
     /** Whether the destination's guest had resumed; if not, it never will and its QEMU is gone. */
     boolean abortIncoming(String vm);
 
+    /** Block bytes this site pushed to other sites and fetched from them for {@code image} since it started. */
+    Traffic traffic(String image);
+
+    record Traffic(long pushedBytes, long fetchedBytes) {
+        public static final Traffic NONE = new Traffic(0, 0);
+
+        public Traffic since(Traffic earlier) {
+            return new Traffic(pushedBytes - earlier.pushedBytes, fetchedBytes - earlier.fetchedBytes);
+        }
+    }
+
     HandoffStatus standby(String image, String fromSite);
 
     HandoffStatus handoff(String image);

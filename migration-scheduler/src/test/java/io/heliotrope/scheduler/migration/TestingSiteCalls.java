@@ -24,6 +24,7 @@ final class TestingSiteCalls implements SiteCalls {
     volatile String vmState = "running";
     volatile boolean resumed;
     volatile RuntimeException startFailure;
+    private long trafficReads;
 
     TestingSiteCalls(String site) {
         this.site = site;
@@ -98,6 +99,13 @@ final class TestingSiteCalls implements SiteCalls {
     public boolean abortIncoming(String vm) {
         calls.add("abortIncoming " + vm);
         return resumed;
+    }
+
+    /** Each read finds 4 KiB more pushed and 8 KiB more fetched than the one before. */
+    @Override
+    public synchronized Traffic traffic(String image) {
+        trafficReads++;
+        return new Traffic(4096L * trafficReads, 8192L * trafficReads);
     }
 
     @Override

@@ -2,11 +2,14 @@ package io.heliotrope.scheduler.migration.grpc;
 
 import io.grpc.ManagedChannel;
 import io.heliotrope.proto.controller.v1.VmSpec;
+import io.heliotrope.proto.storage.v1.GetSiteStatusRequest;
 import io.heliotrope.proto.storage.v1.GetVmRuntimeRequest;
 import io.heliotrope.proto.storage.v1.HandoffServiceGrpc;
 import io.heliotrope.proto.storage.v1.HandoffStatus;
 import io.heliotrope.proto.storage.v1.ImageHandoffRequest;
+import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.MigrationState;
+import io.heliotrope.proto.storage.v1.SiteStatus;
 import io.heliotrope.proto.storage.v1.StandbyRequest;
 import io.heliotrope.proto.storage.v1.StartMigrationRequest;
 import io.heliotrope.proto.storage.v1.StartVmRequest;
@@ -76,6 +79,17 @@ public final class GrpcSiteCalls implements SiteCalls {
     @Override
     public boolean abortIncoming(String vm) {
         return call(site, () -> runner().abortIncoming(vm(vm))).getResumed();
+    }
+
+    @Override
+    public Traffic traffic(String image) {
+        SiteStatus status = call(site, () -> ImageServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+                .getSiteStatus(GetSiteStatusRequest.getDefaultInstance()));
+        return status.getImagesList().stream()
+                .filter(known -> known.getName().equals(image))
+                .map(known -> new Traffic(known.getPushedBytes(), known.getFetchedBytes()))
+                .findFirst()
+                .orElse(Traffic.NONE);
     }
 
     @Override
