@@ -1,0 +1,165 @@
+package io.heliotrope.it;
+
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.MigrationOutcome;
+import io.heliotrope.proto.controller.v1.MigrationRecord;
+import io.heliotrope.wan.WanLink;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The four fault points of a live migration (DESIGN.md section 4), each through the 75 ms WAN
+ * with the records guest: whatever fails, the guest runs at one site with one writer, the
+ * disk's lease is where it runs with nothing prepared or handed, it keeps writing, it never
+ * saw an I/O error, and every record it acknowledged is on its disk, read at either site.
+ */
+class LiveMigrationFaultsIT {
+    private static final Duration EVENT_TIMEOUT = Duration.ofSeconds(120);
+    /** How long the controller stays unreachable: past the handoff's 5 s deadline, healed within 8 s. */
+    private static final Duration PARTITION = Duration.ofSeconds(6);
+
+    @RegisterExtension
+    static final ControllerExtension cluster = new ControllerExtension(1);
+
+    @Test
+    void aDestinationKilledDuringPreCopyRollsBack(@TempDir Path scratch) throws Exception {
+        try (MigratingGuest guest = MigratingGuest.start(cluster, "precopy")) {
+            guest.awaitRecordsPast(3);
+            CompletableFuture<Void> killed = guest.event("virginia", "MIGRATION", "active").thenRun(() -> guest.killQemu("taiwan"));
+
+            MigrationRecord record = guest.migrate("taiwan");
+
+            assertThat(killed).as(guest.report(record)).isDone();
+            assertThat(record.getOutcome()).as(guest.report(record)).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK);
+            assertRunsAt(guest, "virginia", record);
+            assertKeepsEveryRecord(guest, scratch);
+        }
+    }
+
+    /**
+     * Taiwan hands over with the controller cut off: its final flush is held on the link, the
+     * handover misses its deadline, taiwan's runner cancels, and the driver rolls back; taiwan
+     * holds the guest's I/O until it reclaims the lease after the link heals.
+     */
+    @Test
+    void theControllerUnreachableAtPreSwitchoverHoldsTheGuestsIoUntilTheRollback(@TempDir Path scratch) throws Exception {
+        try (MigratingGuest guest = MigratingGuest.start(cluster, "unreachable")) {
+            moveToTaiwan(guest);
+            WanLink toController = guest.sites().link("taiwan", "controller");
+            CompletableFuture<Void> cut = guest.event("taiwan", "MIGRATION", "pre-switchover").thenRun(() -> toController.setBlackhole(true));
+
+            CompletableFuture<MigrationRecord> back = guest.migrateAsync("virginia");
+            await(cut, back, guest);
+            long cutAt = System.nanoTime();
+            // The partition's length is the fault itself, not a wait for some state.
+            Thread.sleep(PARTITION.toMillis());
+            toController.setBlackhole(false);
+            MigrationRecord record = back.get(EVENT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+
+            assertThat(record.getOutcome()).as(guest.report(record)).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK);
+            assertThat(record.getReason()).as(guest.report(record)).contains("handoff at pre-switchover failed");
+            assertThat(System.nanoTime() - cutAt).as("the rollback waited for the heal").isGreaterThan(PARTITION.toNanos());
+            assertRunsAt(guest, "taiwan", record);
+            assertKeepsEveryRecord(guest, scratch);
+        }
+    }
+
+    /**
+     * Taiwan's final flush moves the lease, but its reply never comes back (the connection
+     * breaks while the reply is held): taiwan settles the handover by reading the lease, well
+     * within the deadline, and the migration completes.
+     */
+    @Test
+    void aMovedLeaseWhoseReplyIsDroppedIsSettledByReadingTheLease(@TempDir Path scratch) throws Exception {
+        try (MigratingGuest guest = MigratingGuest.start(cluster, "dropped")) {
+            moveToTaiwan(guest);
+            WanLink toController = guest.sites().link("taiwan", "controller");
+            CompletableFuture<Void> held = guest.event("taiwan", "MIGRATION", "pre-switchover").thenRun(() -> toController.setBackwardHold(true));
+
+            CompletableFuture<MigrationRecord> back = guest.migrateAsync("virginia");
+            await(held, back, guest);
+            Await.until("the lease moved to virginia", EVENT_TIMEOUT, () -> guest.lease().getHolder().equals("virginia"));
+            toController.dropConnections();
+            toController.setBackwardHold(false);
+            MigrationRecord record = back.get(EVENT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+
+            assertThat(record.getOutcome()).as(guest.report(record)).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED);
+            assertThat(guest.sites().site("taiwan").logFile()).as("taiwan's log").contains("as the lease shows after a lost reply");
+            assertRunsAt(guest, "virginia", record);
+            assertKeepsEveryRecord(guest, scratch);
+        }
+    }
+
+    /**
+     * Virginia hands the lease to taiwan, but its Activate is held on the link, so taiwan's
+     * runner cannot resume the guest on {@code completed}; the destination is killed there and
+     * the link heals at once, so the late Activate races the rollback. The lease goes back to
+     * virginia, whose paused source is resumed.
+     */
+    @Test
+    void aDestinationKilledOnCompletedBeforeItResumesRollsBack(@TempDir Path scratch) throws Exception {
+        try (MigratingGuest guest = MigratingGuest.start(cluster, "completed")) {
+            guest.awaitRecordsPast(3);
+            WanLink peer = guest.sites().link("virginia", "taiwan");
+            CompletableFuture<Void> cut = guest.event("virginia", "MIGRATION", "pre-switchover").thenRun(() -> peer.setBlackhole(true));
+            CompletableFuture<Void> killed = guest.event("taiwan", "MIGRATION", "completed").thenRun(() -> {
+                guest.killQemu("taiwan");
+                peer.setBlackhole(false);
+            });
+
+            MigrationRecord record = guest.migrate("taiwan");
+
+            assertThat(cut).as(guest.report(record)).isDone();
+            assertThat(killed).as(guest.report(record)).isDone();
+            assertThat(record.getOutcome()).as(guest.report(record)).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK);
+            assertRunsAt(guest, "virginia", record);
+            assertKeepsEveryRecord(guest, scratch);
+        }
+    }
+
+    private static void moveToTaiwan(MigratingGuest guest) {
+        guest.awaitRecordsPast(3);
+        MigrationRecord there = guest.migrate("taiwan");
+        assertThat(there.getOutcome()).as(guest.report(there)).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED);
+        guest.awaitRecordsPast(guest.lastRecord() + 2);
+    }
+
+    /** Waits for the fault to be injected, failing at once with the migration's result when it ended first. */
+    private static void await(CompletableFuture<Void> fault, CompletableFuture<MigrationRecord> migration, MigratingGuest guest)
+            throws InterruptedException, ExecutionException {
+        try {
+            CompletableFuture.anyOf(fault, migration).get(EVENT_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError("no fault injected within " + EVENT_TIMEOUT + "\n" + guest.sites().logs(), e);
+        }
+        assertThat(fault).as(migration.isDone() ? guest.report(migration.join()) : "the fault").isDone();
+    }
+
+    /** The guest runs at {@code site}, which holds the disk's lease, with no handoff prepared or open. */
+    private static void assertRunsAt(MigratingGuest guest, String site, MigrationRecord record) {
+        assertThat(guest.site()).as(guest.report(record)).isEqualTo(site);
+        Lease lease = guest.lease();
+        assertThat(lease.getHolder()).as("%s", lease).isEqualTo(site);
+        assertThat(lease.getMovingTo()).as("%s", lease).isEmpty();
+        assertThat(lease.getHandedFrom()).as("%s", lease).isEmpty();
+    }
+
+    /** It writes on, never saw an I/O error, and every record it acknowledged is on its disk at both sites. */
+    private static void assertKeepsEveryRecord(MigratingGuest guest, Path scratch) {
+        guest.awaitRecordsPast(guest.lastRecord() + 3);
+        long last = guest.stop();
+        guest.assertNoRecordFailed();
+        guest.verifyRecords(last, "virginia", scratch.resolve("virginia"));
+        guest.verifyRecords(last, "taiwan", scratch.resolve("taiwan"));
+    }
+}
