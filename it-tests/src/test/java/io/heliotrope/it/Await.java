@@ -11,12 +11,20 @@ final class Await {
     private Await() {}
 
     static void until(String what, Duration timeout, BooleanSupplier condition) {
+        if (!within(timeout, condition)) {
+            throw new AssertionError("timed out after " + timeout + " waiting until " + what);
+        }
+    }
+
+    /** Whether the condition came true within {@code timeout}. */
+    static boolean within(Duration timeout, BooleanSupplier condition) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting until " + what);
+                return false;
             }
             LockSupport.parkNanos(POLL_NANOS);
         }
+        return true;
     }
 }

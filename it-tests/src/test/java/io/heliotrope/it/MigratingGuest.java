@@ -2,13 +2,30 @@ package io.heliotrope.it;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.util.JsonFormat;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.heliotrope.proto.controller.v1.GetVmRequest;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
+import io.heliotrope.proto.controller.v1.VmServiceGrpc;
+import io.heliotrope.proto.storage.v1.GetVmRuntimeRequest;
+import io.heliotrope.proto.storage.v1.VmEvent;
+import io.heliotrope.proto.storage.v1.VmRunnerServiceGrpc;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.it.Tools.helio;
 
@@ -21,12 +38,16 @@ import static io.heliotrope.it.Tools.helio;
 final class MigratingGuest implements AutoCloseable {
     static final List<String> SITES = List.of("virginia", "taiwan");
     private static final Duration RECORDS_TIMEOUT = Duration.ofSeconds(180);
+    private static final Duration QEMU_TIMEOUT = Duration.ofSeconds(60);
+    /** A record the guest could not write: its disk failed it (EIO). */
+    private static final String RECORD_ERROR = "HELIO-REC-ERROR";
 
     private final ControllerExtension cluster;
     private final WanSites sites;
     private final String name;
     private final String disk;
     private final String nonce = UUID.randomUUID().toString().replace("-", "");
+    private final Map<String, ManagedChannel> runners = new ConcurrentHashMap<>();
 
     private MigratingGuest(ControllerExtension cluster, WanSites sites, String name) {
         this.cluster = cluster;
@@ -91,6 +112,91 @@ final class MigratingGuest implements AutoCloseable {
         }
     }
 
+    /** The site the VM runs at, as the controller's VmService has it. */
+    String site() {
+        return VmServiceGrpc.newBlockingStub(cluster.controller(0).channel()).withDeadlineAfter(10, TimeUnit.SECONDS)
+                .getVm(GetVmRequest.newBuilder().setName(name).build()).getSite();
+    }
+
+    /** Asserts that no console shows a record the guest failed to write. */
+    void assertNoRecordFailed() {
+        for (Path console : consoles()) {
+            try {
+                String text = Files.exists(console) ? Files.readString(console) : "";
+                if (text.contains(RECORD_ERROR)) {
+                    throw new AssertionError(console + " shows " + RECORD_ERROR + ": the guest saw an I/O error\n" + text);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** SIGKILL to the guest's QEMU at {@code site}, found by the pidfile its runner keeps. */
+    void killQemu(String site) {
+        Path pidFile = sites.site(site).dataDir().resolve("vms").resolve(name).resolve("qemu.pid");
+        try {
+            long pid = Long.parseLong(Files.readString(pidFile).strip());
+            ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + pidFile, e);
+        }
+    }
+
+    /**
+     * The first event {@code event} with {@code detail} of the guest's QEMU at {@code site}
+     * (e.g. MIGRATION, active), watched through the site runner's WatchVm from the moment the
+     * runner has a live QEMU of the guest; its watchers run on the gRPC thread that got it.
+     */
+    CompletableFuture<VmEvent> event(String site, String event, String detail) {
+        CompletableFuture<VmEvent> seen = new CompletableFuture<>();
+        VmRunnerServiceGrpc.VmRunnerServiceStub runner = VmRunnerServiceGrpc.newStub(runner(site));
+        GetVmRuntimeRequest request = GetVmRuntimeRequest.newBuilder().setName(name).build();
+        CompletableFuture.runAsync(() -> {
+            Await.until("a live QEMU of " + name + " at " + site, QEMU_TIMEOUT, () -> live(site));
+            runner.watchVm(request, new StreamObserver<>() {
+                @Override
+                public void onNext(VmEvent next) {
+                    if (next.getEvent().equals(event) && next.getDetail().equals(detail)) {
+                        seen.complete(next);
+                    }
+                }
+
+                @Override
+                public void onError(Throwable failure) {
+                    seen.completeExceptionally(failure);
+                }
+
+                @Override
+                public void onCompleted() {
+                    seen.completeExceptionally(new AssertionError("the watch of " + name + " at " + site + " ended before " + event + " " + detail));
+                }
+            });
+        }).exceptionally(failure -> {
+            seen.completeExceptionally(failure);
+            return null;
+        });
+        return seen;
+    }
+
+    private boolean live(String site) {
+        try {
+            return !VmRunnerServiceGrpc.newBlockingStub(runner(site)).withDeadlineAfter(10, TimeUnit.SECONDS)
+                    .getVm(GetVmRuntimeRequest.newBuilder().setName(name).build()).getState().equals("exited");
+        } catch (StatusRuntimeException e) {
+            return false;
+        }
+    }
+
+    private ManagedChannel runner(String site) {
+        return runners.computeIfAbsent(site, ignored -> Grpc.newChannelBuilder(sites.site(site).grpcTarget(), InsecureChannelCredentials.create()).build());
+    }
+
+    /** {@link #migrate} on another thread. */
+    CompletableFuture<MigrationRecord> migrateAsync(String to, String... options) {
+        return CompletableFuture.supplyAsync(() -> migrate(to, options));
+    }
+
     /** Runs {@code helio vm migrate NAME --to SITE --json OPTIONS...} and returns its result, whatever it was. */
     MigrationRecord migrate(String to, String... options) {
         String[] args = new String[6 + options.length];
@@ -127,6 +233,7 @@ final class MigratingGuest implements AutoCloseable {
         try (Cleanup cleanup = new Cleanup()) {
             cleanup.add(sites::close);
             cleanup.add(() -> helio("vm", "stop", name, "--kill"));
+            runners.values().forEach(channel -> cleanup.add(channel::shutdownNow));
         }
     }
 }

@@ -78,7 +78,7 @@ final class DelayLine {
     }
 
     private void send() {
-        if (link.blackholed()) {
+        if (link.holds(direction)) {
             return;
         }
         LinkConfig config = link.config();
@@ -95,7 +95,7 @@ final class DelayLine {
     }
 
     private void deliverDue() {
-        if (link.blackholed()) {
+        if (link.holds(direction)) {
             return;
         }
         long now = System.nanoTime();
@@ -125,7 +125,7 @@ final class DelayLine {
     }
 
     private void updateReading() {
-        boolean read = !sourceEnded && !finished && unsent.isEmpty() && !link.blackholed()
+        boolean read = !sourceEnded && !finished && unsent.isEmpty() && !link.holds(direction)
                 && destination.isWritable();
         if (source.config().isAutoRead() != read) {
             source.config().setAutoRead(read);

@@ -38,6 +38,7 @@ public final class WanLink {
     private final Channel server;
     private volatile LinkConfig config;
     private volatile boolean blackholed;
+    private volatile boolean backwardHeld;
 
     WanLink(String name, EventLoopGroup group, InetSocketAddress listen, InetSocketAddress target, LinkConfig config) {
         this.name = requireNonNull(name, "name is null");
@@ -103,6 +104,30 @@ public final class WanLink {
         resumeAll();
     }
 
+    /**
+     * Holds only what the target answers ({@code true}), or lets it go: requests still arrive,
+     * their replies are held as a partition holds them, and delivered once let go.
+     */
+    public void setBackwardHold(boolean held) {
+        this.backwardHeld = held;
+        log.info("{}: {}", this, held ? "holding replies" : "replies let go");
+        resumeAll();
+    }
+
+    /** Whether nothing crosses the link in {@code direction} now. */
+    boolean holds(LinkDirection direction) {
+        return blackholed || (backwardHeld && direction == backward);
+    }
+
+    /**
+     * Drops every connection with what it had in flight, as a broken path would (both ends see
+     * their connection closed); the link still listens, so clients may connect again.
+     */
+    public void dropConnections() {
+        abortAll();
+        log.info("{}: connections dropped", this);
+    }
+
     /** Bytes delivered to the target. */
     public long forwardBytes() {
         return forward.deliveredBytes();
@@ -120,9 +145,7 @@ public final class WanLink {
     /** Stops listening and drops every connection with what it had in flight. */
     void close() {
         server.close().syncUninterruptibly();
-        for (Connection connection : connections) {
-            connection.client().eventLoop().submit(connection::abort).syncUninterruptibly();
-        }
+        abortAll();
         log.info("{}: closed after {} bytes forward, {} backward", this, forwardBytes(), backwardBytes());
     }
 
@@ -155,6 +178,12 @@ public final class WanLink {
         connections.add(connection);
         channel.closeFuture().addListener(closed -> connections.remove(connection));
         channel.pipeline().addLast(new Endpoint(connection, true));
+    }
+
+    private void abortAll() {
+        for (Connection connection : connections) {
+            connection.client().eventLoop().submit(connection::abort).syncUninterruptibly();
+        }
     }
 
     private void resumeAll() {

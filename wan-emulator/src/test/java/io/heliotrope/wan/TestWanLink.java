@@ -165,6 +165,42 @@ class TestWanLink {
         }
     }
 
+    @Test
+    void backwardHoldDeliversRequestsButHoldsTheirReplies() throws IOException {
+        WanLink link = link(echoServer(), LinkConfig.direct());
+        try (Socket socket = TestingClient.connect(link.listenAddress())) {
+            link.setBackwardHold(true);
+            socket.getOutputStream().write(7);
+
+            Waits.until(() -> link.forwardBytes() == 1, Duration.ofSeconds(10));
+            socket.setSoTimeout(300);
+            assertThatThrownBy(() -> socket.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+
+            link.setBackwardHold(false);
+            socket.setSoTimeout(TestingClient.TIMEOUT_MILLIS);
+            assertThat(socket.getInputStream().read()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void droppedConnectionsLoseWhatWasInFlightAndTheLinkStillListens() throws IOException {
+        WanLink link = link(echoServer(), LinkConfig.direct());
+        try (Socket socket = TestingClient.connect(link.listenAddress())) {
+            link.setBackwardHold(true);
+            socket.getOutputStream().write(7);
+            Waits.until(() -> link.forwardBytes() == 1, Duration.ofSeconds(10));
+
+            link.dropConnections();
+            link.setBackwardHold(false);
+
+            assertThat(socket.getInputStream().read()).isEqualTo(-1);
+            assertThat(link.backwardBytes()).isZero();
+        }
+        try (Socket again = TestingClient.connect(link.listenAddress())) {
+            assertThat(timeRoundTrip(again)).isNotNull();
+        }
+    }
+
     private WanLink link(TestingServer target, LinkConfig config) {
         return emulator.addLink("a-b", ANY_PORT, target.address(), config);
     }

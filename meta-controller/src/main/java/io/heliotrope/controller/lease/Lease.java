@@ -91,9 +91,14 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
                 prepared ? movingExpiresEpochMillis : 0, handedFrom);
     }
 
-    /** Given up after a final flush, which committed whatever the sync sites hold; a recovery still owed stays owed. */
+    /**
+     * Given up after a final flush, which committed whatever the sync sites hold; a recovery
+     * still owed stays owed, and so does a handoff that brought the lease here and was not
+     * completed: {@code handedFrom} stays, so that it can still be rolled back (the
+     * destination gave the lease up before its guest ever ran there).
+     */
     public Lease released() {
-        return new Lease("", epoch, grantEpoch, 0, ttlMillis, "", List.of(), recovery, 0, "");
+        return new Lease("", epoch, grantEpoch, 0, ttlMillis, "", List.of(), recovery, 0, handedFrom);
     }
 
     /** Handed to {@code site} by a final flush: a new holding, the old one ended cleanly, the handoff not yet completed. */

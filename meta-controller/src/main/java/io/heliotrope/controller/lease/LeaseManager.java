@@ -268,13 +268,16 @@ public final class LeaseManager {
      * {@code from} as a new grant, and in the same transaction the move it counted is taken
      * back, the grant back counting none. Not moved (held by {@code from}, prepared to move
      * to {@code to}): the prepare is cleared and the holding moves to its next epoch, which
-     * fences a final flush still on its way. A retry whose first attempt went through finds
+     * fences a final flush still on its way. Moved and then released by {@code to} before the
+     * handoff completed (its guest never ran there: the destination died before its resume),
+     * the lease goes back to {@code from} as a new grant, as when {@code to} still held it. A
+     * retry whose first attempt went through finds
      * the lease at {@code from} with nothing prepared or handed, and answers it as it is.
      * Refused once the handoff was completed, or when the lease is elsewhere.
      */
     public Lease cancelHandoff(String image, String from, String to) {
         Lease lease = update(image, (current, now) -> {
-            if (current.holder().equals(to) && current.handedFrom().equals(from)) {
+            if ((current.holder().equals(to) || !current.held()) && current.handedFrom().equals(from)) {
                 return current.grantTo(from, now, ttlMillis);
             }
             if (current.holder().equals(from) && current.movingTo().equals(to)) {

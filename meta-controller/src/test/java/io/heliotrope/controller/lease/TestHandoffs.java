@@ -126,6 +126,23 @@ class TestHandoffs {
         assertThat(moves().from("a")).isEqualTo(Map.of("b", 1L, "c", 1L));
     }
 
+    /** The destination died before its resume and its site gave the lease up: the handoff is still rolled back. */
+    @Test
+    void aHandoffReleasedByItsDestinationBeforeItCompletedIsStillRolledBack() {
+        Lease a = controller.openForWrite("vm", "a");
+        Lease b = handOver("a", a.epoch(), "b");
+        Lease released = await(service.closeImage("vm", "b", b.epoch()));
+        assertThat(released.held()).isFalse();
+        assertThat(released.handedFrom()).isEqualTo("a");
+
+        Lease back = await(service.cancelHandoff("vm", "a", "b"));
+
+        assertThat(back).isEqualTo(new Lease("a", b.epoch() + 1, b.epoch() + 1, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "",
+                List.of(), SyncRecovery.NONE, 0, ""));
+        assertThat(moves()).isEqualTo(new LeaseMoves("a", Map.of()));
+        assertThat(await(service.cancelHandoff("vm", "a", "b"))).isEqualTo(back);
+    }
+
     @Test
     void aHandoffRolledBackBeforeItsMoveKeepsTheHoldingAtTheNextEpoch() {
         controller.openForWrite("vm", "a");

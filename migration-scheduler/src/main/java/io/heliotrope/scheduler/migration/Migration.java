@@ -44,6 +44,7 @@ import static java.util.Objects.requireNonNull;
 public final class Migration implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Migration.class);
     private static final Set<String> RUNNING = Set.of("running", "paused");
+    private static final String EXITED = "exited";
     private static final Set<String> IN_FLIGHT = Set.of("setup", "active", "pre-switchover", "device", "postcopy-active");
 
     private final String id;
@@ -64,6 +65,10 @@ public final class Migration implements Runnable {
     private final Map<String, Traffic> fetchedBefore = new LinkedHashMap<>();
     private final long startedMillis = System.currentTimeMillis();
     private final long startedNanos = System.nanoTime();
+    /** Held by each renewal, and to stop them: none runs after {@link #stopRenewing()}, so none prepares again what a rollback cancels. */
+    private final Object renewalLock = new Object();
+    private boolean renewalsStopped;
+    private ScheduledFuture<?> renewing;
     private volatile MigrationProgress last;
     private volatile String cancelledBy;
     private boolean forced;
@@ -153,16 +158,15 @@ public final class Migration implements Runnable {
         for (String disk : disks()) {
             cluster.prepare(disk, from, to);
         }
-        ScheduledFuture<?> renewing = renewals.scheduleWithFixedDelay(this::renew, config.renewal().toMillis(), config.renewal().toMillis(),
-                TimeUnit.MILLISECONDS);
+        renewing = renewals.scheduleWithFixedDelay(this::renew, config.renewal().toMillis(), config.renewal().toMillis(), TimeUnit.MILLISECONDS);
         try {
-            return run(renewing);
+            return migratePrepared();
         } finally {
-            renewing.cancel(false);
+            stopRenewing();
         }
     }
 
-    private MigrationRecord run(ScheduledFuture<?> renewing) {
+    private MigrationRecord migratePrepared() {
         VmRuntime incoming;
         try {
             for (String disk : disks()) {
@@ -185,7 +189,7 @@ public final class Migration implements Runnable {
             return rollBack(cancelledBy != null ? MigrationOutcome.MIGRATION_OUTCOME_CANCELLED : MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK,
                     stopReason);
         }
-        renewing.cancel(false);
+        stopRenewing();
         MigrationState resumed = awaitResume();
         if (resumed == null) {
             return rollBack(MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK, stopReason);
@@ -206,6 +210,10 @@ public final class Migration implements Runnable {
                 state = source.queryMigration(vmName());
             } catch (HeliotropeException e) {
                 stopReason = "lost the source: " + e.getMessage();
+                return null;
+            }
+            if (state.getVmState().equals(EXITED)) {
+                stopReason = "the source's QEMU exited" + (state.getError().isEmpty() ? "" : ": " + state.getError());
                 return null;
             }
             if (state.getHandover() == HandoverState.HANDOVER_STATE_FAILED) {
@@ -246,7 +254,7 @@ public final class Migration implements Runnable {
                 if (state.getResumeMicros() != 0) {
                     return state;
                 }
-                if (state.getVmState().equals("exited") || !state.getError().isEmpty()) {
+                if (state.getVmState().equals(EXITED) || !state.getError().isEmpty()) {
                     stopReason = "the destination did not resume: " + (state.getError().isEmpty() ? "its QEMU exited" : state.getError());
                     return null;
                 }
@@ -299,6 +307,7 @@ public final class Migration implements Runnable {
      */
     private MigrationRecord rollBack(MigrationOutcome outcome, String reason) {
         log.warn("{}: migration {} to {} rolls back: {}", vmName(), id, to, reason);
+        stopRenewing();
         publish(progress(MigrationPhase.MIGRATION_PHASE_ROLLING_BACK));
         boolean resumed = retry(() -> abortIncoming(), "ask " + to + " to abort the incoming VM");
         if (resumed) {
@@ -348,6 +357,10 @@ public final class Migration implements Runnable {
         long deadline = System.nanoTime() + config.rollbackPatience().toNanos();
         while (true) {
             MigrationState state = retry(() -> source.queryMigration(vmName()), "read the source's migration");
+            if (state.getVmState().equals(EXITED)) {
+                log.warn("{}: the source's QEMU at {} exited: there is no guest to resume", vmName(), from);
+                return;
+            }
             if (!IN_FLIGHT.contains(state.getStatus()) && !state.getStatus().equals("cancelling")) {
                 if (!state.getVmState().equals("running")) {
                     retry(() -> source.continueVm(vmName()), "resume the guest at " + from);
@@ -362,13 +375,28 @@ public final class Migration implements Runnable {
     }
 
     private void renew() {
-        try {
-            for (String disk : disks()) {
-                cluster.prepare(disk, from, to);
-                destination.standby(disk, from);
+        synchronized (renewalLock) {
+            if (renewalsStopped) {
+                return;
             }
-        } catch (RuntimeException e) {
-            log.warn("{}: cannot renew migration {} to {}: {}", vmName(), id, to, e.getMessage());
+            try {
+                for (String disk : disks()) {
+                    cluster.prepare(disk, from, to);
+                    destination.standby(disk, from);
+                }
+            } catch (RuntimeException e) {
+                log.warn("{}: cannot renew migration {} to {}: {}", vmName(), id, to, e.getMessage());
+            }
+        }
+    }
+
+    /** Waits for a renewal under way; none starts after. */
+    private void stopRenewing() {
+        synchronized (renewalLock) {
+            renewalsStopped = true;
+        }
+        if (renewing != null) {
+            renewing.cancel(false);
         }
     }
 

@@ -17,6 +17,9 @@ public record MigrationInfo(
         @JsonProperty("expected-downtime") long expectedDowntime,
         Ram ram,
         @JsonProperty("error-desc") String errorDesc) {
+    /** Before any migration. */
+    public static final MigrationInfo NONE = new MigrationInfo(null, 0, 0, 0, null, null);
+
     public MigrationInfo {
         ram = ram == null ? new Ram(0, 0, 0, 0, 0) : ram;
     }

@@ -161,9 +161,15 @@ public final class QemuRunner implements AutoCloseable {
         });
     }
 
-    /** {@code query-migrate} here, with the handover's state, the event times and QEMU's run state. */
+    /**
+     * {@code query-migrate} here, with the handover's state, the event times and QEMU's run
+     * state; of a QEMU that exited, what the runner saw of it, in the state "exited".
+     */
     public CompletableFuture<MigrationStatus> queryMigration(String name) {
         return with(name, vm -> {
+            if (vm.exited()) {
+                return CompletableFuture.completedFuture(MigrationStatuses.of(MigrationInfo.NONE, vm.migrationView(), VmRuntime.EXITED));
+            }
             boolean source = vm.handoverState() != HandoverState.NONE;
             return queryMigrate(vm, source ? COMPLETED_QUERIES : 1)
                     .thenCombine(vm.runtime(), (info, runtime) -> MigrationStatuses.of(info, vm.migrationView(), runtime.state()));

@@ -97,6 +97,10 @@ public final class SiteHandoffs implements SiteDisks {
         return async(image, () -> {
             boolean first = !sessions.inStandby(image);
             List<BlockVersion> held = sessions.standby(image, from);
+            if (first) {
+                // An earlier handoff's activation must not resume this one's destination.
+                actives.remove(image);
+            }
             ScheduledFuture<?> previous = lapses.put(image, scheduler.schedule(() -> lapsed(image), lapse.toMillis(), TimeUnit.MILLISECONDS));
             if (previous != null) {
                 previous.cancel(false);
@@ -155,7 +159,7 @@ public final class SiteHandoffs implements SiteDisks {
             if (timer != null) {
                 timer.cancel(false);
             }
-            sessions.adopt(image);
+            sessions.activate(image);
             active(image).complete(null);
             return status(image);
         });
@@ -164,7 +168,7 @@ public final class SiteHandoffs implements SiteDisks {
     /** At the source after a rollback: adopts the lease back and serves the held connections. */
     public CompletableFuture<Status> reclaim(String image) {
         return async(image, () -> {
-            sessions.adopt(image);
+            sessions.reclaim(image);
             return status(image);
         });
     }

@@ -47,7 +47,9 @@ import static java.util.Objects.requireNonNull;
  * controller refuses a flush under the epoch the advance leaves), and renewals and
  * advances go one at a time. An advance whose reply was lost leaves the epoch in doubt
  * until the next renewal or flush repeats it, which the controller answers with the epoch
- * the first attempt took.
+ * the first attempt took. A handoff rolled back before its move advances the holding too
+ * (to fence a final flush still on its way): a renewal or flush refused for it follows the
+ * holding to that epoch instead of being fenced ({@link #followedRollback()}).
  *
  * <p>Its flushes take the blocks from its {@link SessionWrites}, chosen at open: this
  * site's dirty set, held here, or a {@code remote} session's own writes, held at the home.
@@ -92,12 +94,13 @@ final class ControllerSession implements ImageSession {
     /**
      * Starts renewing the lease granted at {@code grantedAtNanos} (when the open was sent)
      * every third of its TTL, counted from the grant: an open that took longer than that
-     * (it waited for another site's lease, or for a slow controller) renews at once.
+     * (it waited for another site's lease, or for a slow controller) renews at once. The
+     * holding was granted at {@code grantEpoch} and is at {@code epoch} now.
      */
-    ControllerSession(ImageInfo info, long epoch, Duration ttl, long grantedAtNanos, BlockStore store, ViewCache view, SessionWrites writes,
-            Controller controller, Orphans orphans, ScheduledExecutorService scheduler) {
+    ControllerSession(ImageInfo info, long grantEpoch, long epoch, Duration ttl, long grantedAtNanos, BlockStore store, ViewCache view,
+            SessionWrites writes, Controller controller, Orphans orphans, ScheduledExecutorService scheduler) {
         this.info = requireNonNull(info, "info is null");
-        this.grantEpoch = epoch;
+        this.grantEpoch = grantEpoch;
         this.epoch = epoch;
         this.ttlNanos = ttl.toNanos();
         this.store = requireNonNull(store, "store is null");
@@ -159,13 +162,57 @@ final class ControllerSession implements ImageSession {
                 throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "': its write session has ended");
             }
             synchronized (leaseLock) {
-                return advance();
+                return advance("the version counter nears its limit");
+            }
+        }
+    }
+
+    /**
+     * At a reclaim after a rollback: follows the holding to the next epoch if the rollback
+     * came before the move and advanced it ({@link #followedRollback()}); returns the epoch.
+     */
+    long reclaimed() {
+        synchronized (leaseLock) {
+            if (fenced == null) {
+                followedRollback();
+            }
+            return epoch;
+        }
+    }
+
+    /**
+     * After a refusal: whether the session may go on because the lease is at the next epoch of
+     * this holding, as a handoff rolled back before its move leaves it, and the session now
+     * follows it there (the controller's advance answers that epoch as it is, renewed, or
+     * refuses unless this site holds it). The versions written under earlier epochs of the
+     * holding stay the session's own to flush. When the lease cannot be read, the next
+     * renewal repeats the advance, which settles it either way.
+     */
+    private boolean followedRollback() {
+        synchronized (leaseLock) {
+            try {
+                LeaseState lease = controller.lease(info.name());
+                if (lease.epoch() != epoch + 1 || lease.grantEpoch() > epoch) {
+                    return false;
+                }
+            } catch (HeliotropeException e) {
+                if (refused(e)) {
+                    return false;
+                }
+                advanceInDoubt = true;
+                return true;
+            }
+            try {
+                advance("a handoff was rolled back before the lease moved");
+                return true;
+            } catch (HeliotropeException e) {
+                return !refused(e);
             }
         }
     }
 
     /** Takes the next epoch, or learns the one an advance in doubt took; holding leaseLock. */
-    private long advance() {
+    private long advance(String why) {
         long from = epoch;
         long sentAt = System.nanoTime();
         advanceInDoubt = true;
@@ -180,7 +227,7 @@ final class ControllerSession implements ImageSession {
         }
         advanceInDoubt = false;
         validUntilNanos = sentAt + ttlNanos * 4 / 5;
-        log.info("{}: write lease advanced from epoch {} to {}: the version counter nears its limit", info.name(), from, epoch);
+        log.info("{}: write lease advanced from epoch {} to {}: {}", info.name(), from, epoch, why);
         return epoch;
     }
 
@@ -246,15 +293,15 @@ final class ControllerSession implements ImageSession {
             long sentAt = System.nanoTime();
             try {
                 if (advanceInDoubt) {
-                    advance();
+                    advance("an advance whose answer was lost, repeated");
                 } else {
                     controller.renew(info.name(), epoch);
                     validUntilNanos = sentAt + ttlNanos * 4 / 5;
                 }
             } catch (HeliotropeException e) {
-                if (refused(e)) {
+                if (refused(e) && !followedRollback()) {
                     fence(e.getMessage());
-                } else {
+                } else if (!refused(e)) {
                     log.warn("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
                 }
             } catch (RuntimeException e) {
@@ -303,7 +350,7 @@ final class ControllerSession implements ImageSession {
                 try {
                     synchronized (leaseLock) {
                         if (advanceInDoubt) {
-                            advance();
+                            advance("an advance whose answer was lost, repeated");
                         }
                     }
                     long metaSeq = controller.handOver(info.name(), epoch, dirty, writes.holder(), toSite, Duration.ofNanos(Math.max(1, left)));
@@ -414,19 +461,26 @@ final class ControllerSession implements ImageSession {
             return;
         }
         long sentAt = System.nanoTime();
+        long sentEpoch = epoch;
         try {
             synchronized (leaseLock) {
                 if (advanceInDoubt) {
-                    advance();
+                    advance("an advance whose answer was lost, repeated");
                 }
+                sentEpoch = epoch;
             }
-            long metaSeq = controller.flush(info.name(), epoch, dirty, writes.holder(), release);
+            long metaSeq = controller.flush(info.name(), sentEpoch, dirty, writes.holder(), release);
             validUntilNanos = sentAt + ttlNanos * 4 / 5;
             writes.committed(metaSeq, dirty);
             log.debug("{}: flushed {} blocks (metaSeq {}{})", info.name(), dirty.size(), metaSeq, release ? ", lease released" : "");
         } catch (HeliotropeException e) {
             if (!refused(e)) {
                 throw e;
+            }
+            if (epoch != sentEpoch || followedRollback()) {
+                // Sent under an epoch the holding has left: the blocks go again under the one it is at.
+                flush(release);
+                return;
             }
             fence(e.getMessage());
             orphans.orphan(info, dirty, e.getMessage());

@@ -271,7 +271,7 @@ public final class ControllerSessions implements ImageSessions {
                 remote = new RemoteWrites(home, view, info.id());
             }
             SessionWrites writes = remote != null ? remote : SessionWrites.inStore(store, view, info.id(), site);
-            session = new ControllerSession(info, opened.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
+            session = new ControllerSession(info, opened.epoch(), opened.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
             view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
             // Before the stale blocks are found: the recovered versions are committed by then, and the view has them.
             recovery.recover(info, opened);
@@ -366,33 +366,62 @@ public final class ControllerSessions implements ImageSessions {
     }
 
     /**
-     * Adopts the lease a handoff moved here, or a rollback moved back: pushes are refused from
-     * now on and those under way land, the view takes the metadata committed since it was
-     * synced (a read: no write to the controller), and the session's waiting requests go on
-     * under the lease, renewed and checkpointed from now on. A standby with no connection gives
-     * the lease up at once. Fails with {@code STALE_LEASE} when the lease is not this site's.
+     * At the destination: adopts the lease a handoff moved here ({@link #adopt(HandoffSession)}).
+     * A standby with no connection gives the lease up at once (the controller keeps a handoff
+     * released before it completed open to a rollback). Fails with {@code STALE_LEASE} when the
+     * lease is not this site's, and when the image is no longer in standby here: a rollback
+     * abandoned it (or it lapsed), and an Activate that comes late must not make a writer here.
      */
-    public long adopt(String name) {
+    public long activate(String name) {
         return inTurn(name, () -> {
-            standbys.remove(name);
             HandoffSession session = sessions.get(name);
-            if (session == null) {
-                Controller.LeaseState lease = controller.lease(name);
-                if (lease.holder().equals(site)) {
-                    controller.flush(name, lease.epoch(), List.of(), site, true);
-                    log.info("{}: lease handed here at epoch {} given up: no connection was waiting for it", name, lease.epoch());
-                }
-                return lease.epoch();
-            }
-            if (session.role() == HandoffSession.Role.ACTIVE) {
+            if (session != null && session.role() == HandoffSession.Role.ACTIVE) {
                 return session.epoch();
             }
-            return adopt(session);
+            if (standbys.remove(name) == null) {
+                throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + name + "' is not in standby here: its handoff was rolled back or lapsed");
+            }
+            return session == null ? giveUpUnused(name) : adopt(session);
         });
     }
 
+    /**
+     * At the source after a rollback: adopts the lease moved back here and serves the held
+     * connections, or, when the rollback came before the lease moved, follows the holding to
+     * the epoch the rollback advanced it to. With no connection, gives the lease up.
+     */
+    public long reclaim(String name) {
+        return inTurn(name, () -> {
+            HandoffSession session = sessions.get(name);
+            if (session == null) {
+                return giveUpUnused(name);
+            }
+            return session.role() == HandoffSession.Role.ACTIVE ? session.reclaimed() : adopt(session);
+        });
+    }
+
+    /** The lease handed here with no connection waiting for it: given up at once. */
+    private long giveUpUnused(String name) {
+        Controller.LeaseState lease = controller.lease(name);
+        if (lease.holder().equals(site)) {
+            controller.flush(name, lease.epoch(), List.of(), site, true);
+            log.info("{}: lease handed here at epoch {} given up: no connection was waiting for it", name, lease.epoch());
+        }
+        return lease.epoch();
+    }
+
+    /**
+     * Adopts the lease for the session's connections: pushes are refused from now on and
+     * those under way land, the view takes the metadata committed since it was synced (a
+     * read: no write to the controller), and the waiting requests go on under the lease,
+     * renewed and checkpointed from now on. The holding is the lease's: a source whose
+     * handover was rolled back before the lease moved still flushes what it wrote before.
+     */
     private long adopt(HandoffSession session) {
         ImageInfo info = session.info();
+        if (session.role() == HandoffSession.Role.ENDED) {
+            throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "' is no longer served here");
+        }
         opening.add(info.name());
         try {
             store.awaitStoredCopies(info.id());
@@ -407,7 +436,7 @@ public final class ControllerSessions implements ImageSessions {
             // Granted at most a TTL before it expires: renewals count from there.
             long grantedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, opened.ttl().toMillis() - synced.expiresInMillis()));
             SessionWrites writes = session.remoteWrites().<SessionWrites>map(remote -> remote).orElseGet(() -> SessionWrites.inStore(store, view, info.id(), site));
-            ControllerSession adopted = new ControllerSession(info, lease.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
+            ControllerSession adopted = new ControllerSession(info, lease.grantEpoch(), lease.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
             adopted.activate(checkpointInterval, checkpointBlocks);
             active.add(info.name());
             session.adopted(adopted);
@@ -419,14 +448,21 @@ public final class ControllerSessions implements ImageSessions {
         }
     }
 
-    /** Ends the session of {@code name} here without a flush or a release ({@link HandoffSession#end}); a standby asked for ends too. */
+    /**
+     * Ends the session of {@code name} here without a flush or a release ({@link HandoffSession#end});
+     * a standby asked for ends too. In the image's turn: an activation either came before, and
+     * its session ends here, or comes after, and is refused.
+     */
     public void end(String name, String reason) {
-        standbys.remove(name);
-        HandoffSession session = sessions.get(name);
-        if (session != null) {
-            session.end(reason);
-            active.remove(name);
-        }
+        inTurn(name, () -> {
+            standbys.remove(name);
+            HandoffSession session = sessions.get(name);
+            if (session != null) {
+                session.end(reason);
+                active.remove(name);
+            }
+            return null;
+        });
     }
 
     /** Whether the image is open for write here, or opening: copies from other sites must not land in it. */

@@ -98,6 +98,11 @@ public final class HandoffSession implements ImageSession {
         return ((ControllerSession) current).handOver(site, toSite, deadlineNanos);
     }
 
+    /** At a reclaim of an active session: its holding follows the lease to the epoch a rollback before the move left it at. */
+    long reclaimed() {
+        return ((ControllerSession) current).reclaimed();
+    }
+
     /** A lease adopted here (activation, or a reclaim after a rollback): the held and waiting requests go on under it. */
     void adopted(ControllerSession session) {
         current = session;

@@ -55,7 +55,7 @@ class TestControllerSession {
     private ControllerSession openedAgo(Duration ago) {
         Controller.Opened opened = site.open("disk", 0);
         ImageInfo info = store.createImage("disk", opened.sizeBytes(), opened.identity());
-        return new ControllerSession(info, opened.epoch(), TTL, System.nanoTime() - ago.toNanos(), store, store.view(),
+        return new ControllerSession(info, opened.epoch(), opened.epoch(), TTL, System.nanoTime() - ago.toNanos(), store, store.view(),
                 SessionWrites.inStore(store, store.view(), info.id(), "a"), site, (image, blocks, reason) -> {}, scheduler);
     }
 }

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -82,7 +83,7 @@ class TestHandoffSessions {
         assertThat(source.flush().join()).as("a held connection's FLUSH is answered").isNull();
         assertThat(held).isNotDone();
 
-        assertThat(b.adopt("disk")).isEqualTo(handed.epoch());
+        assertThat(b.activate("disk")).isEqualTo(handed.epoch());
         waiting.join();
         assertThat(held).as("the source's I/O stays held").isNotDone();
         destination.close();
@@ -110,11 +111,78 @@ class TestHandoffSessions {
         CompletableFuture<Void> held = source.write(BLOCK_SIZE, filled(1, 5), false);
         long back = controller.giveBack("disk", "a");
 
-        assertThat(a.adopt("disk")).isEqualTo(back);
+        assertThat(a.reclaim("disk")).isEqualTo(back);
         held.join();
         source.close();
         assertThat(Version.of(controller.view("disk").get(1L).version()).epoch()).isEqualTo(back);
         assertThat(controller.holder("disk")).isNull();
+    }
+
+    @Test
+    void aReclaimAfterARollbackBeforeTheMoveFollowsTheHoldingToItsNextEpoch() {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(1, 7), false).join();
+        long epoch = controller.forSite("a").lease("disk").epoch();
+
+        long next = controller.advanceHolding("disk");
+
+        assertThat(a.reclaim("disk")).isEqualTo(next).isEqualTo(epoch + 1);
+        source.write(BLOCK_SIZE, filled(1, 5), false).join();
+        source.close();
+        assertThat(Version.of(controller.view("disk").get(0L).version()).epoch()).as("written before the rollback").isEqualTo(epoch);
+        assertThat(Version.of(controller.view("disk").get(1L).version()).epoch()).isEqualTo(epoch + 1);
+        assertThat(controller.holder("disk")).as("released by the close").isNull();
+    }
+
+    /** The renewal or checkpoint that comes first after a rollback before the move is refused: the session follows the holding instead of being fenced. */
+    @Test
+    void aFlushRefusedForARollbackBeforeTheMoveGoesAgainUnderTheNextEpoch() {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(1, 7), false).join();
+        long next = controller.advanceHolding("disk");
+
+        source.close();
+        assertThat(controller.view("disk").get(0L).holder()).isEqualTo("a");
+        assertThat(controller.holder("disk")).as("released at epoch " + next).isNull();
+        assertThat(storeA.dirtyBlocks(storeA.image("disk").id())).isEmpty();
+    }
+
+    /** A handover whose final flush lost to the rollback: reclaimed, the source flushes what it wrote before, under the holding's next epoch. */
+    @Test
+    void aHeldSourceReclaimedAtTheNextEpochOfItsHoldingKeepsWhatItWroteBefore() throws Exception {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(1, 7), false).join();
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        controller.hold("disk", entered, release);
+        CompletableFuture<Handed> handover = CompletableFuture.supplyAsync(() -> a.handOver("disk", "b", deadline()));
+        entered.await();
+        long next = controller.advanceHolding("disk");
+        controller.hold("disk", new CountDownLatch(1), new CountDownLatch(0));
+        release.countDown();
+        assertThatThrownBy(handover::join).cause().isInstanceOf(HeliotropeException.class)
+                .satisfies(e -> assertThat(((HeliotropeException) e).code()).isEqualTo(ErrorCode.STALE_LEASE));
+        CompletableFuture<Void> held = source.write(BLOCK_SIZE, filled(1, 5), false);
+
+        assertThat(a.reclaim("disk")).isEqualTo(next);
+        held.join();
+        source.close();
+        assertThat(Version.of(controller.view("disk").get(0L).version()).epoch()).isEqualTo(next - 1);
+        assertThat(Version.of(controller.view("disk").get(1L).version()).epoch()).isEqualTo(next);
+    }
+
+    @Test
+    void anActivateAfterTheStandbyWasAbandonedIsRefused() {
+        open(a, storeA);
+        b.standby("disk", "a");
+        open(b, storeB);
+        Handed handed = a.handOver("disk", "b", deadline());
+
+        b.end("disk", "its handoff was rolled back");
+        assertThatThrownBy(() -> b.activate("disk")).isInstanceOf(HeliotropeException.class)
+                .hasMessage("image 'disk' is not in standby here: its handoff was rolled back or lapsed");
+        assertThat(controller.holder("disk")).as("neither adopted nor released").isEqualTo("b");
+        assertThat(controller.forSite("b").lease("disk").epoch()).isEqualTo(handed.epoch());
     }
 
     @Test

@@ -119,6 +119,11 @@ public final class TestingController {
         return grant(image, site);
     }
 
+    /** A rollback of a handoff before the lease moved (the controller's CancelHandoff): the holding goes on at the next epoch. */
+    public synchronized long advanceHolding(String image) {
+        return epochs.merge(image, 1L, Long::sum);
+    }
+
     /** The next advance of a lease goes through, but its caller hears only that the controller did not answer. */
     synchronized void loseNextAdvanceReply() {
         loseAdvanceReply = true;

@@ -22,14 +22,19 @@ import static java.util.Objects.requireNonNull;
 /**
  * The driver's channels to the sites, at the gRPC addresses the sites registered with the
  * controller unless {@code overrides} names another (the link through which the driver
- * reaches a site, as {@code helio up} has it); one channel per site, closed with this.
+ * reaches a site, as {@code helio up} has it); one channel per site and address, closed with
+ * this. The address is looked up for each migration: a site that came back on another port
+ * registered that one.
  */
 public final class SiteChannels implements Function<String, SiteCalls>, AutoCloseable {
     private final ManagedChannel controller;
     private final String controllerTarget;
     private final Map<String, String> overrides;
     private final Duration deadline;
-    private final Map<String, ManagedChannel> channels = new HashMap<>();
+    private final Map<String, Target> channels = new HashMap<>();
+
+    /** A site's channel and the address it leads to. */
+    private record Target(String address, ManagedChannel channel) {}
 
     public SiteChannels(ManagedChannel controller, String controllerTarget, Map<String, String> overrides, Duration deadline) {
         this.controller = requireNonNull(controller, "controller is null");
@@ -45,12 +50,16 @@ public final class SiteChannels implements Function<String, SiteCalls>, AutoClos
     }
 
     private synchronized ManagedChannel channel(String site) {
-        ManagedChannel channel = channels.get(site);
-        if (channel == null) {
-            channel = NettyChannelBuilder.forTarget(address(site)).usePlaintext().build();
-            channels.put(site, channel);
+        String address = address(site);
+        Target target = channels.get(site);
+        if (target == null || !target.address().equals(address)) {
+            if (target != null) {
+                target.channel().shutdown();
+            }
+            target = new Target(address, NettyChannelBuilder.forTarget(address).usePlaintext().build());
+            channels.put(site, target);
         }
-        return channel;
+        return target.channel();
     }
 
     private String address(String site) {
@@ -75,7 +84,7 @@ public final class SiteChannels implements Function<String, SiteCalls>, AutoClos
 
     @Override
     public synchronized void close() {
-        channels.values().forEach(ManagedChannel::shutdownNow);
+        channels.values().forEach(target -> target.channel().shutdownNow());
         channels.clear();
     }
 }
