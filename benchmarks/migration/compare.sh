@@ -54,7 +54,7 @@ while (($#)); do
     --rewrite) REWRITE_PERCENT=$2; shift 2 ;;
     --rtt) RTT=$2; shift 2 ;;
     --bandwidth) BANDWIDTH=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --out) OUT=$(realpath -m "$2"); shift 2 ;;
     --) shift; HELIOTROPE_ARGS=("$@"); break ;;
     *) echo "compare.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac

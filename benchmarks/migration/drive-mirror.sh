@@ -76,7 +76,7 @@ while (($#)); do
     --rtt) RTT=$2; shift 2 ;;
     --bandwidth) BANDWIDTH=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --out) OUT=$(realpath -m "$2"); shift 2 ;;
     *) echo "drive-mirror.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac
 done

@@ -85,7 +85,7 @@ while (($#)); do
     --bandwidth) BANDWIDTH=$2; shift 2 ;;
     --port-offset) PORT_OFFSET=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --out) OUT=$(realpath -m "$2"); shift 2 ;;
     *) echo "heliotrope.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac
 done
