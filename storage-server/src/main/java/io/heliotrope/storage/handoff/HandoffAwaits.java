@@ -95,7 +95,12 @@ final class HandoffAwaits {
             if (stopped) {
                 return;
             }
-            CompletableFuture<Controller.Synced> started = sessions.awaitHandoff(image, wait);
+            CompletableFuture<Controller.Synced> started;
+            try {
+                started = sessions.awaitHandoff(image, wait);
+            } catch (RuntimeException e) {
+                started = CompletableFuture.failedFuture(e);
+            }
             call = started;
             if (stopped) {
                 started.cancel(false);
