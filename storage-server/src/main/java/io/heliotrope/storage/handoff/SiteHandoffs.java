@@ -167,14 +167,18 @@ public final class SiteHandoffs implements SiteDisks {
         });
     }
 
-    /** Ends the standby's lapse and await, then activates: the runner waiting on {@link #active} may resume its guest. */
+    /**
+     * Ends the standby's lapse and activates, then ends its await: the runner waiting on
+     * {@link #active} may resume its guest. The await goes on while the source's Activate reads
+     * the lease: its answer may come first.
+     */
     private void activated(String image, Runnable activation) {
         ScheduledFuture<?> timer = lapses.remove(image);
         if (timer != null) {
             timer.cancel(false);
         }
-        awaits.stop(image);
         activation.run();
+        awaits.stop(image);
         active(image).complete(null);
     }
 

@@ -372,9 +372,18 @@ public final class ControllerSessions implements ImageSessions {
      * released before it completed open to a rollback). Fails with {@code STALE_LEASE} when the
      * lease is not this site's, and when the image is no longer in standby here: a rollback
      * abandoned it (or it lapsed), and an Activate that comes late must not make a writer here.
+     * The lease and metadata are read before the image's turn: the controller's answer to the
+     * standby's await ({@link #activate(String, Controller.Synced)}) may come meanwhile, and must
+     * not wait for this read (a round trip to the controller); this one then finds the image
+     * active. Active already, it reads nothing.
      */
     public long activate(String name) {
-        return activate(name, this::adopt);
+        HandoffSession open = sessions.get(name);
+        ImageInfo local = copies.find(name);
+        if (local == null || open != null && open.role() == HandoffSession.Role.ACTIVE) {
+            return activate(name, this::adopt);
+        }
+        return activate(name, controller.read(name, view.metaSeq(local.id())));
     }
 
     /**

@@ -121,6 +121,26 @@ class TestHandoffSessions {
         assertThat(controller.holder("disk")).as("released by the destination's close").isNull();
     }
 
+    /** The source's Activate reads the lease outside the image's turn: the controller's word, coming meanwhile, does not wait for that read. */
+    @Test
+    void theControllersWordActivatesWhileAnActivateThatCameFirstReads() throws Exception {
+        open(a, storeA);
+        b.standby("disk", "a");
+        open(b, storeB);
+        CompletableFuture<Controller.Synced> awaited = b.awaitHandoff("disk", Duration.ofSeconds(30));
+        Handed handed = a.handOver("disk", "b", deadline());
+        Controller.Synced synced = awaited.get(10, TimeUnit.SECONDS);
+        CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        controller.hold("disk", reading, answer);
+        CompletableFuture<Long> activate = CompletableFuture.supplyAsync(() -> b.activate("disk"));
+        assertThat(reading.await(10, TimeUnit.SECONDS)).as("the Activate reads the lease").isTrue();
+
+        assertThat(CompletableFuture.supplyAsync(() -> b.activate("disk", synced)).get(10, TimeUnit.SECONDS)).isEqualTo(handed.epoch());
+        answer.countDown();
+        assertThat(activate.get(10, TimeUnit.SECONDS)).as("the Activate, done reading, finds the image active").isEqualTo(handed.epoch());
+    }
+
     @Test
     void anAbandonWinsOverTheControllersWordThatComesLate() {
         open(a, storeA);
