@@ -92,9 +92,10 @@ class LiveMigrationFaultsIT {
     }
 
     /**
-     * Virginia hands the lease to taiwan, but its Activate is held on the link, so taiwan's
-     * runner cannot resume the guest on {@code completed}; the destination is killed there and
-     * the link heals at once, so the late Activate races the rollback. The lease goes back to
+     * Virginia hands the lease to taiwan, but its Activate is held on the link, and so is the
+     * controller's answer to taiwan's await of the lease, so taiwan's runner cannot resume the
+     * guest on {@code completed}; the destination is killed there and the links heal at once,
+     * so the late Activate and the late answer race the rollback. The lease goes back to
      * virginia, whose paused source is resumed.
      */
     @Test
@@ -102,10 +103,15 @@ class LiveMigrationFaultsIT {
         try (MigratingGuest guest = MigratingGuest.start(cluster, "completed")) {
             guest.awaitRecordsPast(3);
             WanLink peer = guest.sites().link("virginia", "taiwan");
-            CompletableFuture<Void> cut = guest.event("virginia", "MIGRATION", "pre-switchover").thenRun(() -> peer.setBlackhole(true));
+            WanLink toController = guest.sites().link("taiwan", "controller");
+            CompletableFuture<Void> cut = guest.event("virginia", "MIGRATION", "pre-switchover").thenRun(() -> {
+                peer.setBlackhole(true);
+                toController.setBackwardHold(true);
+            });
             CompletableFuture<Void> killed = guest.event("taiwan", "MIGRATION", "completed").thenRun(() -> {
                 guest.killQemu("taiwan");
                 peer.setBlackhole(false);
+                toController.setBackwardHold(false);
             });
 
             MigrationRecord record = guest.migrate("taiwan");

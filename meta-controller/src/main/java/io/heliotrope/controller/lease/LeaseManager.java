@@ -64,6 +64,11 @@ public final class LeaseManager {
         return zk.readJson(layout.image(ImageNames.check(image)).lease(), Lease.class).orElseThrow(() -> Names.imageNotFound(image));
     }
 
+    /** The lease as it is, watched: {@code changed} completes at its next change. */
+    public Versioned<Lease> readWatched(String image, CompletableFuture<Void> changed) {
+        return zk.readJsonWatched(layout.image(ImageNames.check(image)).lease(), Lease.class, changed).orElseThrow(() -> Names.imageNotFound(image));
+    }
+
     /** Applies {@code change} with compare-and-set, re-reading after a lost race; a new grant counts as a move. */
     public Lease update(String image, Change change) {
         return update(image, change, this::recordGrant);
@@ -103,12 +108,9 @@ public final class LeaseManager {
      * the site holds it already; else what holds it, watched when {@code watch}.
      */
     public Acquisition acquire(String image, String site, boolean watch) {
-        String path = layout.image(ImageNames.check(image)).lease();
         CompletableFuture<Void> changed = new CompletableFuture<>();
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-            Versioned<Lease> current = watch
-                    ? zk.readJsonWatched(path, Lease.class, changed).orElseThrow(() -> Names.imageNotFound(image))
-                    : read(image);
+            Versioned<Lease> current = watch ? readWatched(image, changed) : read(image);
             long now = clock.millis();
             if (current.value().activeAt(now) && !current.value().holder().equals(site)) {
                 return new Acquisition.Held(current.value(), now, changed);

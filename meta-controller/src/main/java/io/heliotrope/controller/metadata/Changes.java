@@ -14,4 +14,9 @@ public record Changes(long metaSeq, Optional<BlockEntries> snapshot, List<BlockE
         requireNonNull(snapshot, "snapshot is null");
         deltas = List.copyOf(deltas);
     }
+
+    /** Nothing to apply: the site stays at {@code metaSeq}. */
+    public static Changes none(long metaSeq) {
+        return new Changes(metaSeq, Optional.empty(), List.of());
+    }
 }

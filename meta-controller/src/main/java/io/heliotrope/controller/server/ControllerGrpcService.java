@@ -4,6 +4,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.service.ControllerService;
+import io.heliotrope.proto.controller.v1.AwaitHandoffRequest;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.CreateImageRequest;
@@ -96,6 +97,13 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
         OpenImageStream stream = new OpenImageStream((ServerCallStreamObserver<OpenImageResponse>) observer);
         stream.start(call(() -> service.openImage(request.getImage(), request.getSite(),
                 ControllerProtos.openMode(request.getMode()), request.getCachedMetaSeq(), Duration.ofMillis(request.getWaitMillis()))));
+    }
+
+    @Override
+    public void awaitHandoff(AwaitHandoffRequest request, StreamObserver<OpenImageResponse> observer) {
+        OpenImageStream stream = new OpenImageStream((ServerCallStreamObserver<OpenImageResponse>) observer);
+        stream.start(call(() -> service.awaitHandoff(request.getImage(), request.getSite(), request.getCachedMetaSeq(),
+                Duration.ofMillis(request.getWaitMillis()))));
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.heliotrope.controller.catalog.ReplicationUpdate;
 import io.heliotrope.controller.lease.Lease;
 import io.heliotrope.controller.lease.LeaseManager;
 import io.heliotrope.controller.lease.LeaseManager.Acquisition;
+import io.heliotrope.controller.metadata.Changes;
 import io.heliotrope.controller.metadata.Flush;
 import io.heliotrope.controller.metadata.Flushed;
 import io.heliotrope.controller.metadata.ImageView;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -161,9 +163,8 @@ public final class ControllerService {
     }
 
     private CompletableFuture<OpenedImage> open(String image, String site, OpenMode mode, long cachedMetaSeq, Duration wait) {
-        if (wait.isNegative() || wait.compareTo(MAX_OPEN_WAIT) > 0) {
-            return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
-                    "image '" + image + "': an open may wait at most " + MAX_OPEN_WAIT.toSeconds() + " s for the lease, not " + wait.toMillis() + " ms"));
+        if (!allowed(wait)) {
+            return CompletableFuture.failedFuture(waitRefused(image, "an open", wait));
         }
         if (mode == OpenMode.READ) {
             return async(() -> {
@@ -195,6 +196,43 @@ public final class ControllerService {
                     .completeOnTimeout(null, Math.min(left, untilExpiry), TimeUnit.NANOSECONDS)
                     .thenCompose(changed -> openForWrite(image, site, cachedMetaSeq, wait, start));
         });
+    }
+
+    /**
+     * Waits until {@code site} holds the lease (a handoff's final flush moved it there), then
+     * answers as a read open from {@code cachedMetaSeq}: the site in standby learns of the
+     * move without a round trip after it. The wait is a watch on the lease, holding no
+     * thread. When {@code wait} passes first, answers the lease as it is and no metadata.
+     */
+    public CompletableFuture<OpenedImage> awaitHandoff(String image, String site, long cachedMetaSeq, Duration wait) {
+        if (!allowed(wait)) {
+            return CompletableFuture.failedFuture(waitRefused(image, "a handoff's await", wait));
+        }
+        return awaitHolder(image, site, cachedMetaSeq, wait, System.nanoTime());
+    }
+
+    private CompletableFuture<OpenedImage> awaitHolder(String image, String site, long cachedMetaSeq, Duration wait, long start) {
+        long left = wait.toNanos() - (System.nanoTime() - start);
+        CompletableFuture<Void> changed = new CompletableFuture<>();
+        return async(() -> {
+            sites.require(site);
+            Lease lease = (left > 0 ? leases.readWatched(image, changed) : leases.read(image)).value();
+            if (lease.holder().equals(site)) {
+                return Optional.of(opened(lease, catalog.image(image), cachedMetaSeq));
+            }
+            return left > 0 ? Optional.<OpenedImage>empty() : Optional.of(new OpenedImage(lease, catalog.image(image), Changes.none(cachedMetaSeq)));
+        }).thenCompose(found -> found.map(CompletableFuture::completedFuture).orElseGet(() -> changed
+                .completeOnTimeout(null, left, TimeUnit.NANOSECONDS)
+                .thenCompose(ignored -> awaitHolder(image, site, cachedMetaSeq, wait, start))));
+    }
+
+    private static boolean allowed(Duration wait) {
+        return !wait.isNegative() && wait.compareTo(MAX_OPEN_WAIT) <= 0;
+    }
+
+    private static HeliotropeException waitRefused(String image, String call, Duration wait) {
+        return new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
+                "image '" + image + "': " + call + " may wait at most " + MAX_OPEN_WAIT.toSeconds() + " s for the lease, not " + wait.toMillis() + " ms");
     }
 
     private OpenedImage opened(Lease lease, CatalogImage image, long cachedMetaSeq) {

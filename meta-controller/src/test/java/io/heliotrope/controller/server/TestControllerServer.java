@@ -14,6 +14,7 @@ import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.controller.v1.AwaitHandoffRequest;
 import io.heliotrope.proto.controller.v1.BlockMetadata;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
@@ -286,6 +287,27 @@ class TestControllerServer {
     }
 
     @Test
+    void anAwaitAnswersTheMoveAsAReadOpenWouldAndInVainTheLeaseAsItIs() {
+        client.registerSite(Site.newBuilder().setName("a").build());
+        client.registerSite(Site.newBuilder().setName("b").build());
+        client.createImage(CreateImageRequest.newBuilder().setName("vm").setSizeBytes(1 << 20).build());
+        open("a", OpenMode.OPEN_MODE_WRITE, 0);
+        long cached = flush(1, message(0, 10, 1)).getMetaSeq();
+        client.prepare(PrepareRequest.newBuilder().setImage("vm").setFromSite("a").setToSite("b").build());
+
+        Iterator<OpenImageResponse> awaiting = client.awaitHandoff(awaitRequest("b", cached, 60_000));
+        Lease moved = await(flushAsync(header(1).toBuilder().setMoveTo("b").build(), message(10, 20, 1))).getLease();
+
+        List<OpenImageResponse> handed = new ArrayList<>();
+        awaiting.forEachRemaining(handed::add);
+        assertThat(handed.get(0).getLease()).isEqualTo(moved);
+        assertThat(handed).isEqualTo(open("b", OpenMode.OPEN_MODE_READ, cached));
+        List<OpenImageResponse> inVain = new ArrayList<>();
+        client.awaitHandoff(awaitRequest("a", cached, 100)).forEachRemaining(inVain::add);
+        assertThat(inVain).containsExactly(handed.get(0).toBuilder().setMetaSeq(cached).clearEntries().build());
+    }
+
+    @Test
     void sitesReportRoundTripsAndTheMatrixHasEveryRow() {
         client.registerSite(Site.newBuilder().setName("a").build());
         client.registerSite(Site.newBuilder().setName("b").build());
@@ -387,6 +409,10 @@ class TestControllerServer {
 
     private static OpenImageRequest request(String site, OpenMode mode, long cachedMetaSeq) {
         return OpenImageRequest.newBuilder().setImage("vm").setSite(site).setMode(mode).setCachedMetaSeq(cachedMetaSeq).build();
+    }
+
+    private static AwaitHandoffRequest awaitRequest(String site, long cachedMetaSeq, long waitMillis) {
+        return AwaitHandoffRequest.newBuilder().setImage("vm").setSite(site).setCachedMetaSeq(cachedMetaSeq).setWaitMillis(waitMillis).build();
     }
 
     /** Blocks from..to of site "a" (every tenth a zero marker), as one Flush message. */

@@ -66,6 +66,7 @@ public final class SiteHandoffs implements SiteDisks {
     private final Map<String, ScheduledFuture<?>> lapses = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<Void>> actives = new ConcurrentHashMap<>();
     private final List<Consumer<String>> lapseListeners = new CopyOnWriteArrayList<>();
+    private final HandoffAwaits awaits;
 
     /**
      * @param scheduler times the standbys' lapses
@@ -82,6 +83,8 @@ public final class SiteHandoffs implements SiteDisks {
         this.calls = requireNonNull(calls, "calls is null");
         this.nbdAddress = requireNonNull(nbdAddress, "nbdAddress is null");
         this.lapse = requireNonNull(lapse, "lapse is null");
+        this.awaits = new HandoffAwaits(site, sessions, calls, scheduler, (image, synced) -> activated(image, () -> sessions.activate(image, synced)),
+                HandoffAwaits.WAIT);
     }
 
     /** Calls {@code listener} with the image's name whenever a standby here lapses (its runner stops the destination still waiting). */
@@ -91,7 +94,9 @@ public final class SiteHandoffs implements SiteDisks {
 
     /**
      * At the destination: serves {@code image} in standby for the lease at {@code from}, or
-     * renews a standby; the first call has {@code from} boost the blocks this site lacks.
+     * renews a standby; the first call has {@code from} boost the blocks this site lacks. While
+     * in standby, the site awaits the lease at the controller and activates as soon as the
+     * lease is here ({@link HandoffAwaits}), whether or not the source's Activate came.
      */
     public CompletableFuture<Status> standby(String image, String from) {
         return async(image, () -> {
@@ -105,6 +110,7 @@ public final class SiteHandoffs implements SiteDisks {
             if (previous != null) {
                 previous.cancel(false);
             }
+            awaits.start(image);
             if (first) {
                 peers.boost(from, image, held).whenComplete((queued, failure) -> {
                     if (failure != null) {
@@ -121,6 +127,7 @@ public final class SiteHandoffs implements SiteDisks {
     private void lapsed(String image) {
         lapses.remove(image);
         calls.execute(() -> {
+            awaits.stop(image);
             sessions.end(image, "its standby lapsed: not renewed for " + lapse.toSeconds() + " s");
             failActive(image, "its standby lapsed");
             log.warn("{}: standby for a handoff lapsed", image);
@@ -152,17 +159,27 @@ public final class SiteHandoffs implements SiteDisks {
         });
     }
 
-    /** At the destination: adopts the lease handed here and serves the held writes. */
+    /** At the destination: adopts the lease handed here and serves the held writes; a no-op when the controller's word activated it already. */
     public CompletableFuture<Status> activate(String image) {
         return async(image, () -> {
-            ScheduledFuture<?> timer = lapses.remove(image);
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            sessions.activate(image);
-            active(image).complete(null);
+            activated(image, () -> sessions.activate(image));
             return status(image);
         });
+    }
+
+    /**
+     * Ends the standby's lapse and activates, then ends its await: the runner waiting on
+     * {@link #active} may resume its guest. The await goes on while the source's Activate reads
+     * the lease: its answer may come first.
+     */
+    private void activated(String image, Runnable activation) {
+        ScheduledFuture<?> timer = lapses.remove(image);
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        activation.run();
+        awaits.stop(image);
+        active(image).complete(null);
     }
 
     /** At the source after a rollback: adopts the lease back and serves the held connections. */
@@ -188,6 +205,7 @@ public final class SiteHandoffs implements SiteDisks {
             if (timer != null) {
                 timer.cancel(false);
             }
+            awaits.stop(image);
             sessions.end(image, "its handoff was rolled back");
             failActive(image, "its handoff was rolled back");
             return status(image);

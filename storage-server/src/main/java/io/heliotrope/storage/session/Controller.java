@@ -77,6 +77,15 @@ public interface Controller extends AutoCloseable {
     Synced read(String image, long cachedMetaSeq);
 
     /**
+     * Waits for a handoff to move the image's write lease to this site, then answers as
+     * {@link #read} from {@code cachedMetaSeq}: the controller pushes the move, so a site in
+     * standby adopts it without a round trip after the move. When {@code wait} passes first,
+     * answers the lease as it is (held elsewhere) and no metadata. Does not block; cancelling
+     * the future ends the call.
+     */
+    CompletableFuture<Synced> awaitHandoff(String image, long cachedMetaSeq, Duration wait);
+
+    /**
      * The final flush of a handoff: commits these blocks under {@code epoch} and moves the
      * lease to {@code toSite} (which a prepare named) at the next epoch, in one transaction;
      * returns the new metaSeq. Fails with {@code PEER_UNAVAILABLE} when no answer came within

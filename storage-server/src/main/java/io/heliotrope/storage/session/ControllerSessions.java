@@ -35,6 +35,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
@@ -371,8 +372,29 @@ public final class ControllerSessions implements ImageSessions {
      * released before it completed open to a rollback). Fails with {@code STALE_LEASE} when the
      * lease is not this site's, and when the image is no longer in standby here: a rollback
      * abandoned it (or it lapsed), and an Activate that comes late must not make a writer here.
+     * The lease and metadata are read before the image's turn: the controller's answer to the
+     * standby's await ({@link #activate(String, Controller.Synced)}) may come meanwhile, and must
+     * not wait for this read (a round trip to the controller); this one then finds the image
+     * active. Active already, it reads nothing.
      */
     public long activate(String name) {
+        HandoffSession open = sessions.get(name);
+        ImageInfo local = copies.find(name);
+        if (local == null || open != null && open.role() == HandoffSession.Role.ACTIVE) {
+            return activate(name, this::adopt);
+        }
+        return activate(name, controller.read(name, view.metaSeq(local.id())));
+    }
+
+    /**
+     * {@link #activate(String)} with the lease and metadata the controller answered when the
+     * handoff moved the lease here ({@link #awaitHandoff}): adopted without reading them again.
+     */
+    public long activate(String name, Controller.Synced synced) {
+        return activate(name, session -> adopt(session, () -> synced));
+    }
+
+    private long activate(String name, ToLongFunction<HandoffSession> adopt) {
         return inTurn(name, () -> {
             HandoffSession session = sessions.get(name);
             if (session != null && session.role() == HandoffSession.Role.ACTIVE) {
@@ -381,8 +403,21 @@ public final class ControllerSessions implements ImageSessions {
             if (standbys.remove(name) == null) {
                 throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + name + "' is not in standby here: its handoff was rolled back or lapsed");
             }
-            return session == null ? giveUpUnused(name) : adopt(session);
+            return session == null ? giveUpUnused(name) : adopt.applyAsLong(session);
         });
+    }
+
+    /**
+     * At the destination in standby: waits, holding no thread, for the handoff to move the
+     * lease of {@code name} here ({@link Controller#awaitHandoff}), from the metaSeq its view
+     * is at; {@link #activate(String, Controller.Synced)} adopts what it answers.
+     */
+    public CompletableFuture<Controller.Synced> awaitHandoff(String name, Duration wait) {
+        ImageInfo local = copies.find(name);
+        if (local == null) {
+            return CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image '" + name + "' has no copy here"));
+        }
+        return controller.awaitHandoff(name, view.metaSeq(local.id()), wait);
     }
 
     /**
@@ -419,13 +454,19 @@ public final class ControllerSessions implements ImageSessions {
      */
     private long adopt(HandoffSession session) {
         ImageInfo info = session.info();
+        return adopt(session, () -> controller.read(info.name(), view.metaSeq(info.id())));
+    }
+
+    /** {@link #adopt(HandoffSession)} with the lease and metadata {@code sync} gives, once the pushes under way have landed. */
+    private long adopt(HandoffSession session, Supplier<Controller.Synced> sync) {
+        ImageInfo info = session.info();
         if (session.role() == HandoffSession.Role.ENDED) {
             throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "' is no longer served here");
         }
         opening.add(info.name());
         try {
             store.awaitStoredCopies(info.id());
-            Controller.Synced synced = controller.read(info.name(), view.metaSeq(info.id()));
+            Controller.Synced synced = sync.get();
             Controller.LeaseState lease = synced.lease();
             if (!lease.holder().equals(site)) {
                 throw new HeliotropeException(ErrorCode.STALE_LEASE, "image '" + info.name() + "': the lease is not this site's to adopt (held by '"

@@ -3,11 +3,14 @@ package io.heliotrope.storage.session;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.grpc.ResponseFuture;
 import io.heliotrope.error.GrpcErrors;
+import io.heliotrope.proto.controller.v1.AwaitHandoffRequest;
 import io.heliotrope.proto.controller.v1.BlockMetadata;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.FlushHeader;
@@ -185,14 +188,72 @@ public final class GrpcController implements Controller {
 
     @Override
     public Synced read(String image, long cachedMetaSeq) {
-        return call(() -> {
-            Streamed streamed = openStream(image, OpenMode.OPEN_MODE_READ, cachedMetaSeq, Duration.ZERO);
-            Lease lease = streamed.first().getLease();
-            return new Synced(opened(streamed), leaseState(lease), lease.getExpiresEpochMillis() - System.currentTimeMillis());
-        });
+        return call(() -> synced(openStream(image, OpenMode.OPEN_MODE_READ, cachedMetaSeq, Duration.ZERO)));
+    }
+
+    @Override
+    public CompletableFuture<Synced> awaitHandoff(String image, long cachedMetaSeq, Duration wait) {
+        AwaitedHandoff awaited = new AwaitedHandoff();
+        ControllerServiceGrpc.newStub(channel)
+                .withDeadlineAfter(DEADLINE_SECONDS * 1000 + wait.toMillis(), TimeUnit.MILLISECONDS)
+                .awaitHandoff(AwaitHandoffRequest.newBuilder().setImage(image).setSite(site).setCachedMetaSeq(cachedMetaSeq)
+                        .setWaitMillis(wait.toMillis()).build(), awaited);
+        return awaited;
+    }
+
+    private static Synced synced(Streamed streamed) {
+        Lease lease = streamed.first().getLease();
+        return new Synced(opened(streamed), leaseState(lease), lease.getExpiresEpochMillis() - System.currentTimeMillis());
     }
 
     private record Streamed(OpenImageResponse first, List<GlobalBlock> entries) {}
+
+    /** An {@code AwaitHandoff} call's answer, gathered as its messages come; cancelling it cancels the call. */
+    private final class AwaitedHandoff extends CompletableFuture<Synced> implements ClientResponseObserver<AwaitHandoffRequest, OpenImageResponse> {
+        private final List<GlobalBlock> entries = new ArrayList<>();
+        private OpenImageResponse first;
+        private volatile ClientCallStreamObserver<AwaitHandoffRequest> call;
+
+        @Override
+        public void beforeStart(ClientCallStreamObserver<AwaitHandoffRequest> call) {
+            this.call = call;
+        }
+
+        @Override
+        public void onNext(OpenImageResponse message) {
+            if (first == null) {
+                first = message;
+            }
+            addEntries(message.getEntries(), entries);
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            completeExceptionally(GrpcErrors.toException(failure, "controller at " + target));
+        }
+
+        @Override
+        public void onCompleted() {
+            if (first == null) {
+                completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "controller at " + target + ": AwaitHandoff ended without an answer"));
+                return;
+            }
+            try {
+                complete(synced(new Streamed(first, entries)));
+            } catch (RuntimeException e) {
+                completeExceptionally(e);
+            }
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            boolean cancelled = super.cancel(mayInterruptIfRunning);
+            if (cancelled) {
+                call.cancel("no longer awaited", null);
+            }
+            return cancelled;
+        }
+    }
 
     private Streamed openStream(String image, OpenMode mode, long cachedMetaSeq, Duration wait) {
         // The controller answers within the wait; the deadline leaves it the usual time on top.

@@ -3,6 +3,8 @@ package io.heliotrope.storage.session;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.BlockDevice;
+import io.heliotrope.storage.BlockStore.BlockState;
+import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ReplicatorFactory;
@@ -16,10 +18,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.TestingBuffers.filled;
@@ -90,6 +94,82 @@ class TestHandoffSessions {
         assertThat(Version.of(controller.view("disk").get(4L).version()).epoch()).isEqualTo(handed.epoch());
         assertThat(controller.view("disk").get(4L).holder()).isEqualTo("b");
         assertThat(controller.holder("disk")).as("released by the destination's close").isNull();
+    }
+
+    @Test
+    void aStandbyActivatedOnTheControllersWordReadsNothingMoreAndTheSourcesActivateComesSecond() throws Exception {
+        BlockDevice source = open(a, storeA);
+        source.write(0, filled(2, 7), false).join();
+        b.standby("disk", "a");
+        BlockDevice destination = open(b, storeB);
+        CompletableFuture<Void> waiting = destination.write(4 * BLOCK_SIZE, filled(1, 9), false);
+        CompletableFuture<Controller.Synced> awaited = b.awaitHandoff("disk", Duration.ofSeconds(30));
+        assertThat(awaited).isNotDone();
+
+        Handed handed = a.handOver("disk", "b", deadline());
+        Controller.Synced synced = awaited.get(10, TimeUnit.SECONDS);
+        int reads = controller.reads();
+
+        assertThat(synced.lease()).isEqualTo(new Controller.LeaseState("b", handed.epoch(), handed.epoch()));
+        assertThat(b.activate("disk", synced)).isEqualTo(handed.epoch());
+        waiting.join();
+        assertThat(b.activate("disk")).as("the source's Activate, second").isEqualTo(handed.epoch());
+        assertThat(controller.reads()).as("adopted without reading the lease again").isEqualTo(reads);
+        destination.close();
+        assertThat(controller.view("disk").get(1L).holder()).as("the final flush's metadata came with the answer").isEqualTo("a");
+        assertThat(Version.of(controller.view("disk").get(4L).version()).epoch()).isEqualTo(handed.epoch());
+        assertThat(controller.holder("disk")).as("released by the destination's close").isNull();
+    }
+
+    /** The source's Activate reads the lease outside the image's turn: the controller's word, coming meanwhile, does not wait for that read. */
+    @Test
+    void theControllersWordActivatesWhileAnActivateThatCameFirstReads() throws Exception {
+        open(a, storeA);
+        b.standby("disk", "a");
+        open(b, storeB);
+        CompletableFuture<Controller.Synced> awaited = b.awaitHandoff("disk", Duration.ofSeconds(30));
+        Handed handed = a.handOver("disk", "b", deadline());
+        Controller.Synced synced = awaited.get(10, TimeUnit.SECONDS);
+        CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        controller.hold("disk", reading, answer);
+        CompletableFuture<Long> activate = CompletableFuture.supplyAsync(() -> b.activate("disk"));
+        assertThat(reading.await(10, TimeUnit.SECONDS)).as("the Activate reads the lease").isTrue();
+
+        assertThat(CompletableFuture.supplyAsync(() -> b.activate("disk", synced)).get(10, TimeUnit.SECONDS)).isEqualTo(handed.epoch());
+        answer.countDown();
+        assertThat(activate.get(10, TimeUnit.SECONDS)).as("the Activate, done reading, finds the image active").isEqualTo(handed.epoch());
+    }
+
+    @Test
+    void anAbandonWinsOverTheControllersWordThatComesLate() {
+        open(a, storeA);
+        b.standby("disk", "a");
+        open(b, storeB);
+        CompletableFuture<Controller.Synced> awaited = b.awaitHandoff("disk", Duration.ofSeconds(30));
+        Handed handed = a.handOver("disk", "b", deadline());
+        Controller.Synced synced = awaited.join();
+
+        b.end("disk", "its handoff was rolled back");
+        assertThatThrownBy(() -> b.activate("disk", synced)).isInstanceOf(HeliotropeException.class)
+                .hasMessage("image 'disk' is not in standby here: its handoff was rolled back or lapsed");
+        assertThat(controller.holder("disk")).as("neither adopted nor released").isEqualTo("b");
+        assertThat(controller.forSite("b").lease("disk").epoch()).isEqualTo(handed.epoch());
+    }
+
+    @Test
+    void anAwaitInVainAnswersTheLeaseWhereItIsAndNoMetadata() {
+        open(a, storeA);
+        b.standby("disk", "a");
+        long synced = storeB.view().metaSeq(storeB.image("disk").id());
+        long epoch = controller.forSite("a").lease("disk").epoch();
+        controller.forSite("a").flush("disk", epoch, List.of(new BlockVersion(3, Version.compose(epoch, 1), BlockState.DATA)), "a", false);
+
+        Controller.Synced found = b.awaitHandoff("disk", Duration.ofMillis(50)).join();
+
+        assertThat(found.lease()).isEqualTo(new Controller.LeaseState("a", epoch, epoch));
+        assertThat(found.opened().entries()).as("a checkpoint committed since the standby's sync").isEmpty();
+        assertThat(found.opened().metaSeq()).isEqualTo(synced);
     }
 
     @Test

@@ -21,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -41,6 +42,10 @@ public final class TestingController {
     private final Map<String, Recovery> owed = new TreeMap<>();
     private final Set<String> expired = new TreeSet<>();
     private final Map<String, Replication> replications = new TreeMap<>();
+    /** Completes at the next grant of any lease (a handoff moves one with a grant), then is replaced. */
+    private CompletableFuture<Void> granted = new CompletableFuture<>();
+    private int reads;
+    private int awaits;
     private boolean loseAdvanceReply;
     private boolean loseHandOverReply;
     private boolean unreachable;
@@ -167,7 +172,37 @@ public final class TestingController {
         holders.put(image, site);
         long epoch = epochs.merge(image, 1L, Long::sum);
         grants.put(image, epoch);
+        granted.complete(null);
+        granted = new CompletableFuture<>();
         return epoch;
+    }
+
+    /** How many awaits of a handoff ({@link Controller#awaitHandoff}) sites made. */
+    public synchronized int awaits() {
+        return awaits;
+    }
+
+    /** How many read-only opens ({@link Controller#read}) sites made. */
+    public synchronized int reads() {
+        return reads;
+    }
+
+    /** What a read-only open of {@code site} finds: the lease, and the metadata after {@code cachedMetaSeq} unless {@code metadata} is false. */
+    private synchronized Controller.Synced synced(String image, String site, long cachedMetaSeq, boolean metadata) {
+        if (!sizes.containsKey(image)) {
+            throw new HeliotropeException(ErrorCode.IMAGE_NOT_FOUND, "image '" + image + "' does not exist");
+        }
+        List<GlobalBlock> tail = new ArrayList<>();
+        List<List<GlobalBlock>> log = logs.get(image);
+        long metaSeq = metadata ? log.size() : cachedMetaSeq;
+        if (metadata) {
+            log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
+        }
+        long epoch = epochs.getOrDefault(image, 0L);
+        Controller.Opened opened = new Controller.Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), metaSeq, false, tail,
+                replications.getOrDefault(image, Replication.defaults(site)), owed(image));
+        return new Controller.Synced(opened, new Controller.LeaseState(holders.getOrDefault(image, ""), grants.getOrDefault(image, 0L), epoch),
+                Duration.ofMinutes(1).toMillis());
     }
 
     public Controller forSite(String site) {
@@ -277,16 +312,27 @@ public final class TestingController {
             public Synced read(String image, long cachedMetaSeq) {
                 pass(image);
                 synchronized (TestingController.this) {
-                    known(image);
-                    List<GlobalBlock> tail = new ArrayList<>();
-                    List<List<GlobalBlock>> log = logs.get(image);
-                    log.subList((int) Math.min(cachedMetaSeq, log.size()), log.size()).forEach(tail::addAll);
-                    long epoch = epochs.getOrDefault(image, 0L);
-                    Opened opened = new Opened(identities.get(image), epoch, Duration.ofMinutes(1), sizes.get(image), log.size(), false, tail,
-                            replications.getOrDefault(image, Replication.defaults(site)), owed(image));
-                    return new Synced(opened, new LeaseState(holders.getOrDefault(image, ""), grants.getOrDefault(image, 0L), epoch),
-                            Duration.ofMinutes(1).toMillis());
+                    reads++;
+                    return synced(image, site, cachedMetaSeq, true);
                 }
+            }
+
+            /** Answers when the lease is here, at once or at a grant that moves it here; else at the next grant or after {@code wait}, as it is. */
+            @Override
+            public CompletableFuture<Synced> awaitHandoff(String image, long cachedMetaSeq, Duration wait) {
+                CompletableFuture<Void> next;
+                synchronized (TestingController.this) {
+                    awaits++;
+                    if (site.equals(holders.get(image))) {
+                        return CompletableFuture.completedFuture(synced(image, site, cachedMetaSeq, true));
+                    }
+                    next = granted;
+                }
+                return next.copy().completeOnTimeout(null, wait.toMillis(), TimeUnit.MILLISECONDS).thenApply(ignored -> {
+                    synchronized (TestingController.this) {
+                        return synced(image, site, cachedMetaSeq, site.equals(holders.get(image)));
+                    }
+                });
             }
 
             @Override
