@@ -225,7 +225,11 @@ final class MigratingGuest implements AutoCloseable {
 
     /** Every record up to {@code last} is on the disk, read at {@code site}. */
     void verifyRecords(long last, String site, Path scratch) {
-        Records.verifyNbd(sites.site(site).nbdUri(disk), nonce, last, scratch);
+        try {
+            Records.verifyNbd(sites.site(site).nbdUri(disk), nonce, last, scratch);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n" + sites.logs(), e);
+        }
     }
 
     @Override
