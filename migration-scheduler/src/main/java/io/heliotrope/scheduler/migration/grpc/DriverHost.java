@@ -35,9 +35,13 @@ public final class DriverHost implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         driver.close();
         sites.close();
-        controller.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        try {
+            controller.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
