@@ -1,42 +1,47 @@
 package io.heliotrope.it;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
-/** Free loopback ports for servers whose port must be known before they start (a quorum's config, a restart on the same port). */
+/**
+ * Free loopback ports for servers whose port must be known before they start (a quorum's config, a restart on the same
+ * port). They come from below Linux's ephemeral range (32768-60999): a port from that range, free when a server died,
+ * can be taken by any outgoing connection or port-0 listener before the server restarts on it.
+ */
 final class Ports {
-    private static final int RUN_ATTEMPTS = 100;
+    private static final int FIRST = 20_000;
+    private static final int LAST = 32_767;
+    /** Ports are handed out in order from a random start, so that this JVM never hands out one twice and two JVMs rarely meet. */
+    private static int next = FIRST + ThreadLocalRandom.current().nextInt(LAST - FIRST);
 
     private Ports() {}
 
-    /** {@code count} distinct ports that nothing listened on a moment ago; all are held open together, so none repeats. */
+    /** {@code count} distinct ports that nothing listened on a moment ago. */
     static int[] free(int count) {
-        List<ServerSocket> held = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                held.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
-            }
-            return held.stream().mapToInt(ServerSocket::getLocalPort).toArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot find " + count + " free ports", e);
-        } finally {
-            closeAll(held);
+        int[] ports = new int[count];
+        for (int i = 0; i < count; i++) {
+            ports[i] = freeRun(1);
         }
+        return ports;
     }
 
     /** The first of {@code count} consecutive ports that nothing listened on a moment ago, for helio up, whose second site takes each port plus one. */
-    static int freeRun(int count) {
-        for (int attempt = 0; attempt < RUN_ATTEMPTS; attempt++) {
-            int first = free(1)[0];
-            if (first + count - 1 <= 65535 && allFree(first, count)) {
+    static synchronized int freeRun(int count) {
+        for (int tried = 0; tried <= LAST - FIRST; tried++) {
+            if (next + count - 1 > LAST) {
+                next = FIRST;
+            }
+            int first = next;
+            next += count;
+            if (allFree(first, count)) {
                 return first;
             }
         }
-        throw new IllegalStateException("no " + count + " consecutive free ports in " + RUN_ATTEMPTS + " attempts");
+        throw new IllegalStateException("no " + count + " consecutive free ports in " + FIRST + "-" + LAST);
     }
 
     private static boolean allFree(int first, int count) {
