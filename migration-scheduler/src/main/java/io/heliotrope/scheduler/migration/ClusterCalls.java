@@ -1,6 +1,7 @@
 package io.heliotrope.scheduler.migration;
 
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.MigrationInFlight;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.Vm;
 
@@ -23,5 +24,9 @@ public interface ClusterCalls {
     /** Sets the site the VM runs at, if it is still at {@code version}. */
     Vm moveVm(String name, String site, long version);
 
+    /** Appends the result to the VM's history and clears its migration in flight. */
     void recordMigration(String name, MigrationRecord record);
+
+    /** Sets the VM's migration in flight, as the status page and {@code vm show} see it. */
+    void reportMigration(String name, MigrationInFlight inFlight);
 }

@@ -3,6 +3,7 @@ package io.heliotrope.scheduler.migration;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.DiskEpochs;
+import io.heliotrope.proto.controller.v1.MigrationInFlight;
 import io.heliotrope.proto.controller.v1.MigrationOutcome;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.Vm;
@@ -24,7 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -40,6 +41,8 @@ import static java.util.Objects.requireNonNull;
  * starts both QEMUs, follows the source's progress and, when something fails before the
  * destination resumed (the commit point), rolls back: the destination's runner is asked to
  * abort first, and only when it says the guest never resumed does the lease go back to A.
+ * A member of an {@link Ensemble} parks at {@code pre-switchover} instead, and hands over and
+ * continues when the ensemble says so.
  */
 public final class Migration implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(Migration.class);
@@ -57,7 +60,9 @@ public final class Migration implements Runnable {
     private final SiteCalls source;
     private final SiteCalls destination;
     private final ScheduledExecutorService renewals;
-    private final List<Consumer<MigrationProgress>> watchers = new CopyOnWriteArrayList<>();
+    /** Null when the VM migrates alone. */
+    private final Ensemble ensemble;
+    private final ProgressReports reports;
     private final CompletableFuture<MigrationRecord> result = new CompletableFuture<>();
     private final Map<String, Long> epochsBefore = new LinkedHashMap<>();
     /** Per disk, the block bytes the source had pushed and the destination had fetched before the migration. */
@@ -69,14 +74,22 @@ public final class Migration implements Runnable {
     private final Object renewalLock = new Object();
     private boolean renewalsStopped;
     private ScheduledFuture<?> renewing;
-    private volatile MigrationProgress last;
     private volatile String cancelledBy;
     private boolean forced;
+    /** A member of an ensemble whose disks were handed over and which was told to continue. */
+    private boolean continued;
+    /** The source's storage backlog to the destination, read at most once a poll period. */
+    private long backlogBytes;
+    private long backlogReadNanos;
     /** Why {@link #followSource()} or {@link #awaitResume()} gave up. */
     private String stopReason;
 
+    /**
+     * @param ensemble the migrations it switches over together with, or null
+     * @param reporter where its progress reports to the controller are sent from
+     */
     Migration(String id, Vm vm, MigrateRequest request, DriverConfig config, ClusterCalls cluster, SiteCalls source, SiteCalls destination,
-            ScheduledExecutorService renewals) {
+            ScheduledExecutorService renewals, Ensemble ensemble, Executor reporter) {
         this.id = requireNonNull(id, "id is null");
         this.vm = requireNonNull(vm, "vm is null");
         this.request = requireNonNull(request, "request is null");
@@ -87,7 +100,16 @@ public final class Migration implements Runnable {
         this.source = requireNonNull(source, "source is null");
         this.destination = requireNonNull(destination, "destination is null");
         this.renewals = requireNonNull(renewals, "renewals is null");
-        this.last = progress(MigrationPhase.MIGRATION_PHASE_PREPARING).build();
+        this.ensemble = ensemble;
+        MigrationInFlight identity = MigrationInFlight.newBuilder()
+                .setId(id)
+                .setFromSite(from)
+                .setToSite(to)
+                .setStartedEpochMillis(startedMillis)
+                .setRequestedBy(requestedBy())
+                .setEnsembleId(ensembleId())
+                .build();
+        this.reports = new ProgressReports(cluster, reporter, identity, progress(MigrationPhase.MIGRATION_PHASE_PREPARING).build());
     }
 
     String vmName() {
@@ -102,26 +124,43 @@ public final class Migration implements Runnable {
         return to;
     }
 
-    CompletableFuture<MigrationRecord> result() {
+    /** What counts against its source's limit of migrations out: its ensemble, or itself. */
+    String group() {
+        return ensemble == null ? id : ensemble.id();
+    }
+
+    /** Its ensemble's id, empty when it migrates alone. */
+    public String ensembleId() {
+        return ensemble == null ? "" : ensemble.id();
+    }
+
+    public CompletableFuture<MigrationRecord> result() {
         return result;
+    }
+
+    /** The progress now (with the result once it ended). */
+    public MigrationProgress progress() {
+        return reports.last();
     }
 
     /** Sends {@code watcher} the progress now and every change after, the result last. */
     public void watch(Consumer<MigrationProgress> watcher) {
-        watchers.add(watcher);
-        watcher.accept(last);
-        if (result.isDone()) {
-            watchers.remove(watcher);
-        }
+        reports.watch(watcher);
     }
 
     public void unwatch(Consumer<MigrationProgress> watcher) {
-        watchers.remove(watcher);
+        reports.unwatch(watcher);
     }
 
-    /** Rolls the migration back unless it is past its commit point; {@link #result()} says which. */
+    /**
+     * Rolls the migration back unless it is past its commit point; {@link #result()} says which.
+     * A member of an ensemble cancels the ensemble.
+     */
     void cancel(String by) {
         cancelledBy = by;
+        if (ensemble != null) {
+            ensemble.fail("cancelled by " + by);
+        }
     }
 
     @Override
@@ -133,19 +172,19 @@ public final class Migration implements Runnable {
             log.error("{}: migration {} to {} failed", vmName(), id, to, e);
             record = record(MigrationOutcome.MIGRATION_OUTCOME_FAILED, HeliotropeException.rootMessage(e)).build();
         }
+        reports.stopReporting();
         try {
             cluster.recordMigration(vmName(), record);
         } catch (RuntimeException e) {
             log.warn("{}: cannot record migration {}: {}", vmName(), id, e.getMessage());
         }
         MigrationProgress done = progress(MigrationPhase.MIGRATION_PHASE_DONE).setResult(record).build();
-        last = done;
         result.complete(record);
-        watchers.forEach(watcher -> watcher.accept(done));
-        watchers.clear();
+        reports.done(done);
     }
 
     private MigrationRecord migrate() {
+        publish(progress(MigrationPhase.MIGRATION_PHASE_PREPARING));
         VmRuntime running = source.runtime(vmName());
         if (!RUNNING.contains(running.getState())) {
             throw new HeliotropeException(ErrorCode.VM_BUSY, "VM '" + vmName() + "' is not running at " + from + " (" + running.getState() + ")");
@@ -178,6 +217,7 @@ public final class Migration implements Runnable {
                     .setToSite(to)
                     .setMigrationPort(incoming.getMigrationPort())
                     .setHandoverDeadlineMillis(handoffDeadline().toMillis())
+                    .setHold(ensemble != null)
                     .build());
         } catch (RuntimeException e) {
             return rollBack(MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK, "could not start: " + HeliotropeException.rootMessage(e));
@@ -186,6 +226,9 @@ public final class Migration implements Runnable {
         publish(progress(MigrationPhase.MIGRATION_PHASE_PRECOPY));
         MigrationState state = followSource();
         if (state == null) {
+            if (ensemble != null && cancelledBy == null) {
+                ensemble.fail(vmName() + ": " + stopReason);
+            }
             return rollBack(cancelledBy != null ? MigrationOutcome.MIGRATION_OUTCOME_CANCELLED : MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK,
                     stopReason);
         }
@@ -200,17 +243,31 @@ public final class Migration implements Runnable {
     /** Follows the source until QEMU completed; null (with {@link #stopReason}) when the migration must roll back. */
     private MigrationState followSource() {
         long deadline = request.getTimeoutMillis() == 0 ? Long.MAX_VALUE : startedNanos + TimeUnit.MILLISECONDS.toNanos(request.getTimeoutMillis());
+        long silentSince = 0;
         while (true) {
             if (cancelledBy != null) {
                 stopReason = "cancelled by " + cancelledBy;
                 return null;
             }
+            if (ensemble != null && !continued && ensemble.failure() != null) {
+                cancelledBy = "ensemble " + ensemble.id();
+                stopReason = ensemble.failure();
+                return null;
+            }
             MigrationState state;
             try {
                 state = source.queryMigration(vmName());
+                silentSince = 0;
             } catch (HeliotropeException e) {
-                stopReason = "lost the source: " + e.getMessage();
-                return null;
+                long now = System.nanoTime();
+                silentSince = silentSince == 0 ? now : silentSince;
+                if (e.code().kind() != ErrorCode.Kind.RETRYABLE || now - silentSince > config.sourcePatience().toNanos()) {
+                    stopReason = "lost the source: " + e.getMessage();
+                    return null;
+                }
+                log.info("{}: the source at {} does not answer ({}); asking again", vmName(), from, e.getMessage());
+                pause(config.poll());
+                continue;
             }
             if (state.getVmState().equals(EXITED)) {
                 stopReason = "the source's QEMU exited" + (state.getError().isEmpty() ? "" : ": " + state.getError());
@@ -228,7 +285,12 @@ public final class Migration implements Runnable {
                     stopReason = "QEMU's migration " + state.getStatus() + (state.getError().isEmpty() ? "" : ": " + state.getError());
                     return null;
                 }
-                case "pre-switchover", "device" -> publish(progress(MigrationPhase.MIGRATION_PHASE_SWITCHOVER, state));
+                case "pre-switchover", "device" -> {
+                    publish(progress(MigrationPhase.MIGRATION_PHASE_SWITCHOVER, state));
+                    if (ensemble != null && !continued && state.getStatus().equals("pre-switchover") && !switchOverTogether()) {
+                        return null;
+                    }
+                }
                 default -> publish(progress(MigrationPhase.MIGRATION_PHASE_PRECOPY, state));
             }
             if (System.nanoTime() > deadline && !forced) {
@@ -241,7 +303,55 @@ public final class Migration implements Runnable {
                 source.pauseVm(vmName());
                 forced = true;
             }
-            pause(config.poll());
+            pause(ensemble == null ? config.poll() : config.barrierPoll());
+        }
+    }
+
+    /**
+     * A member parked at {@code pre-switchover}: waits for the others, hands its disks over,
+     * waits for theirs, continues. False (with {@link #stopReason}) when it must roll back;
+     * {@link #cancelledBy} says whether because of another member.
+     */
+    private boolean switchOverTogether() {
+        String failed = awaitEnsemble(() -> ensemble.awaitParked(vmName()));
+        if (failed == null) {
+            MigrationState handed;
+            try {
+                handed = source.handOver(vmName());
+            } catch (HeliotropeException e) {
+                handed = MigrationState.newBuilder().setHandover(HandoverState.HANDOVER_STATE_FAILED).setHandoverError(e.getMessage()).build();
+            }
+            if (handed.getHandover() != HandoverState.HANDOVER_STATE_DONE) {
+                stopReason = "the handoff at pre-switchover failed: " + handed.getHandoverError();
+                return false;
+            }
+            failed = awaitEnsemble(() -> ensemble.awaitHandedOver(vmName(), handoffDeadline()));
+        }
+        if (failed != null) {
+            cancelledBy = "ensemble " + ensemble.id();
+            stopReason = failed;
+            return false;
+        }
+        continued = true;
+        try {
+            source.continueMigration(vmName());
+        } catch (HeliotropeException e) {
+            stopReason = "cannot continue the migration after the handoff: " + e.getMessage();
+            return false;
+        }
+        return true;
+    }
+
+    private interface EnsembleWait {
+        String await() throws InterruptedException;
+    }
+
+    private static String awaitEnsemble(EnsembleWait wait) {
+        try {
+            return wait.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HeliotropeException(ErrorCode.SHUTTING_DOWN, "the migration driver is stopping");
         }
     }
 
@@ -284,7 +394,11 @@ public final class Migration implements Runnable {
                 .setDowntimeMicros(Math.max(0, destinationState.getResumeMicros() - sourceState.getStopMicros()))
                 .setHandoffMicros(Math.max(0, sourceState.getDeviceMicros() - sourceState.getPreSwitchoverMicros()))
                 .setRamBytes(sourceState.getRamTransferred())
-                .setStoragePushedBytes(pushed);
+                .setStoragePushedBytes(pushed)
+                .setStopEpochMicros(sourceState.getStopMicros())
+                .setPreSwitchoverEpochMicros(sourceState.getPreSwitchoverMicros())
+                .setDeviceEpochMicros(sourceState.getDeviceMicros())
+                .setResumeEpochMicros(destinationState.getResumeMicros());
         long fetched = 0;
         for (String disk : disks()) {
             long epoch = retry(() -> cluster.completeHandoff(disk, from, to), "complete the handoff of " + disk).getEpoch();
@@ -442,8 +556,13 @@ public final class Migration implements Runnable {
                 .setToSite(to)
                 .setOutcome(outcome)
                 .setReason(reason)
-                .setRequestedBy(request.getRequestedBy().isEmpty() ? "operator" : request.getRequestedBy())
+                .setRequestedBy(requestedBy())
+                .setEnsembleId(ensembleId())
                 .setStartedEpochMillis(startedMillis);
+    }
+
+    private String requestedBy() {
+        return request.getRequestedBy().isEmpty() ? "operator" : request.getRequestedBy();
     }
 
     private MigrationProgress.Builder progress(MigrationPhase phase) {
@@ -457,23 +576,26 @@ public final class Migration implements Runnable {
     }
 
     private MigrationProgress.Builder progress(MigrationPhase phase, MigrationState state) {
-        long backlog = 0;
-        for (String disk : disks()) {
-            backlog += bestEffort(() -> source.handoff(disk).getBacklogBlocks(), 0L, "read the backlog of " + disk);
+        long now = System.nanoTime();
+        if (backlogReadNanos == 0 || now - backlogReadNanos >= config.poll().toNanos()) {
+            long blocks = 0;
+            for (String disk : disks()) {
+                blocks += bestEffort(() -> source.handoff(disk).getBacklogBlocks(), 0L, "read the backlog of " + disk);
+            }
+            backlogBytes = blocks * 4096;
+            backlogReadNanos = now;
         }
         double rate = state.getRamRate();
         return progress(phase)
                 .setRamTotal(state.getRamTotal())
                 .setRamRemaining(state.getRamRemaining())
-                .setStorageBacklogBytes(backlog * 4096)
+                .setStorageBacklogBytes(backlogBytes)
                 .setRate(rate)
                 .setTimeLeftMillis(rate > 0 ? (long) (state.getRamRemaining() * 1000 / rate) : 0);
     }
 
     private void publish(MigrationProgress.Builder progress) {
-        MigrationProgress now = progress.build();
-        last = now;
-        watchers.forEach(watcher -> watcher.accept(now));
+        reports.publish(progress.build());
     }
 
     /** Between two reads of a migration's progress (a poll period or a retry's backoff), not a wait for a state. */

@@ -19,6 +19,12 @@ public interface SiteCalls {
 
     MigrationState queryMigration(String vm);
 
+    /** At a source started with hold and parked at {@code pre-switchover}: hands every disk over to the destination. */
+    MigrationState handOver(String vm);
+
+    /** At a source whose disks were handed over: {@code migrate-continue}. */
+    MigrationState continueMigration(String vm);
+
     VmRuntime cancelMigration(String vm);
 
     VmRuntime pauseVm(String vm);

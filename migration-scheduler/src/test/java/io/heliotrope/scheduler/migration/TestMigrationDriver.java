@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class TestMigrationDriver {
     private static final DriverConfig FAST = new DriverConfig(2, Duration.ofMillis(1), Duration.ofSeconds(10), Duration.ofSeconds(5),
-            Duration.ofSeconds(2), Duration.ofSeconds(2));
+            Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofMillis(300), Duration.ofMillis(1));
 
     private final TestingCluster cluster = new TestingCluster().vm("web", "virginia", "root", "data");
     private final TestingSiteCalls virginia = new TestingSiteCalls("virginia");
@@ -87,6 +87,29 @@ class TestMigrationDriver {
         assertThat(cluster.lease("root").getHolder()).isEqualTo("virginia");
         assertThat(cluster.vm("web").getSite()).isEqualTo("virginia");
         assertThat(record.getEpochsList()).extracting(DiskEpochs::getEpochAfter).containsExactly(6L, 6L);
+    }
+
+    @Test
+    void aSourceThatIsSilentForAWhileDoesNotRollTheMigrationBack() throws Exception {
+        virginia.then(status("active")).then(status("completed"));
+        virginia.silentUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+        taiwan.then(MigrationState.newBuilder().setStatus("completed").setVmState("running").setResumeMicros(1).build());
+
+        MigrationRecord record = driver.start(request()).result().get(10, TimeUnit.SECONDS);
+
+        assertThat(record.getOutcome()).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED);
+    }
+
+    @Test
+    void aSourceSilentForLongerThanItsPatienceRollsBack() throws Exception {
+        virginia.then(status("active"));
+        virginia.silentUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+        taiwan.then(status("inmigrate"));
+
+        MigrationRecord record = driver.start(request()).result().get(10, TimeUnit.SECONDS);
+
+        assertThat(record.getOutcome()).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK);
+        assertThat(record.getReason()).isEqualTo("lost the source: virginia is restarting");
     }
 
     @Test

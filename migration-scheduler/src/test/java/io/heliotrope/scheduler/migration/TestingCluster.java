@@ -3,6 +3,7 @@ package io.heliotrope.scheduler.migration;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.MigrationInFlight;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.Vm;
 import io.heliotrope.proto.controller.v1.VmSpec;
@@ -12,9 +13,13 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A controller in memory: VMs, one lease per image that moves as the handoff calls say, and a log of the calls. */
+/**
+ * A controller in memory: VMs, one lease per image that moves as the handoff calls say, a
+ * log of the calls, and one of the reports and records of migrations.
+ */
 final class TestingCluster implements ClusterCalls {
     final List<String> calls = new CopyOnWriteArrayList<>();
+    final List<String> reports = new CopyOnWriteArrayList<>();
     final Map<String, Vm> vms = new ConcurrentHashMap<>();
     final Map<String, Lease> leases = new ConcurrentHashMap<>();
     final List<MigrationRecord> records = new CopyOnWriteArrayList<>();
@@ -67,6 +72,12 @@ final class TestingCluster implements ClusterCalls {
 
     @Override
     public void recordMigration(String name, MigrationRecord record) {
+        reports.add("record " + name);
         records.add(record);
+    }
+
+    @Override
+    public void reportMigration(String name, MigrationInFlight inFlight) {
+        reports.add("report " + name + " " + inFlight.getPhase());
     }
 }

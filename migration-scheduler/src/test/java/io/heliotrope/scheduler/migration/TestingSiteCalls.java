@@ -4,6 +4,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.VmSpec;
 import io.heliotrope.proto.storage.v1.HandoffStatus;
+import io.heliotrope.proto.storage.v1.HandoverState;
 import io.heliotrope.proto.storage.v1.MigrationState;
 import io.heliotrope.proto.storage.v1.StartMigrationRequest;
 import io.heliotrope.proto.storage.v1.VmRuntime;
@@ -11,19 +12,26 @@ import io.heliotrope.proto.storage.v1.VmRuntime;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A site whose runner answers query-migrate with the states it was given, one per call,
- * the last one for good; logs every call.
+ * the last one for good (per VM when given for a VM, else from one queue for all); logs
+ * every call. A source parked at pre-switchover answers HandOver with DONE, and
+ * ContinueMigration makes it completed.
  */
 final class TestingSiteCalls implements SiteCalls {
     final String site;
     final List<String> calls = new CopyOnWriteArrayList<>();
     private final Deque<MigrationState> states = new ArrayDeque<>();
+    private final Map<String, Deque<MigrationState>> vmStates = new ConcurrentHashMap<>();
     volatile String vmState = "running";
     volatile boolean resumed;
     volatile RuntimeException startFailure;
+    /** Until when query-migrate fails as a restarting site's would. */
+    volatile long silentUntilNanos;
     private long trafficReads;
 
     TestingSiteCalls(String site) {
@@ -32,6 +40,11 @@ final class TestingSiteCalls implements SiteCalls {
 
     synchronized TestingSiteCalls then(MigrationState state) {
         states.add(state);
+        return this;
+    }
+
+    synchronized TestingSiteCalls then(String vm, MigrationState state) {
+        vmStates.computeIfAbsent(vm, name -> new ArrayDeque<>()).add(state);
         return this;
     }
 
@@ -61,7 +74,11 @@ final class TestingSiteCalls implements SiteCalls {
 
     @Override
     public synchronized MigrationState queryMigration(String vm) {
-        MigrationState state = states.size() > 1 ? states.poll() : states.peek();
+        if (System.nanoTime() < silentUntilNanos) {
+            throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, site + " is restarting");
+        }
+        Deque<MigrationState> queue = vmStates.getOrDefault(vm, states);
+        MigrationState state = queue.size() > 1 ? queue.poll() : queue.peek();
         if (state == null) {
             throw new HeliotropeException(ErrorCode.VM_NOT_FOUND, "no VM '" + vm + "' at " + site);
         }
@@ -69,9 +86,29 @@ final class TestingSiteCalls implements SiteCalls {
     }
 
     @Override
-    public VmRuntime cancelMigration(String vm) {
+    public MigrationState handOver(String vm) {
+        calls.add("handOver " + vm);
+        return status("pre-switchover").toBuilder().setHandover(HandoverState.HANDOVER_STATE_DONE).build();
+    }
+
+    @Override
+    public synchronized MigrationState continueMigration(String vm) {
+        calls.add("continueMigration " + vm);
+        MigrationState completed = status("completed").toBuilder().setStopMicros(1).build();
+        vmStates.computeIfAbsent(vm, name -> new ArrayDeque<>()).clear();
+        then(vm, completed);
+        return completed;
+    }
+
+    @Override
+    public synchronized VmRuntime cancelMigration(String vm) {
         calls.add("cancelMigration " + vm);
-        then(status("cancelled"));
+        if (vmStates.containsKey(vm)) {
+            vmStates.get(vm).clear();
+            then(vm, status("cancelled"));
+        } else {
+            then(status("cancelled"));
+        }
         return runtime(vm);
     }
 

@@ -6,10 +6,12 @@ import io.heliotrope.proto.controller.v1.GetImageRequest;
 import io.heliotrope.proto.controller.v1.GetVmRequest;
 import io.heliotrope.proto.controller.v1.HandoffRequest;
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.MigrationInFlight;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.MoveVmRequest;
 import io.heliotrope.proto.controller.v1.PrepareRequest;
 import io.heliotrope.proto.controller.v1.RecordMigrationRequest;
+import io.heliotrope.proto.controller.v1.ReportMigrationRequest;
 import io.heliotrope.proto.controller.v1.Vm;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
 import io.heliotrope.scheduler.migration.ClusterCalls;
@@ -65,6 +67,11 @@ public final class GrpcClusterCalls implements ClusterCalls {
     @Override
     public void recordMigration(String name, MigrationRecord record) {
         call(target, () -> vms().recordMigration(RecordMigrationRequest.newBuilder().setName(name).setRecord(record).build()));
+    }
+
+    @Override
+    public void reportMigration(String name, MigrationInFlight inFlight) {
+        call(target, () -> vms().reportMigration(ReportMigrationRequest.newBuilder().setName(name).setInFlight(inFlight).build()));
     }
 
     private static HandoffRequest handoff(String image, String from, String to) {

@@ -57,6 +57,16 @@ public final class GrpcSiteCalls implements SiteCalls {
     }
 
     @Override
+    public MigrationState handOver(String vm) {
+        return call(site, () -> runner().handOver(vm(vm)));
+    }
+
+    @Override
+    public MigrationState continueMigration(String vm) {
+        return call(site, () -> runner().continueMigration(vm(vm)));
+    }
+
+    @Override
     public VmRuntime cancelMigration(String vm) {
         return call(site, () -> runner().cancelMigration(vm(vm)));
     }

@@ -3,8 +3,11 @@ package io.heliotrope.scheduler.migration.grpc;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.GrpcErrors;
+import io.heliotrope.proto.controller.v1.MigrationOutcome;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
+import io.heliotrope.proto.scheduler.v1.EnsembleProgress;
 import io.heliotrope.proto.scheduler.v1.MigrateRequest;
+import io.heliotrope.proto.scheduler.v1.MigrateTogetherRequest;
 import io.heliotrope.proto.scheduler.v1.MigrationPhase;
 import io.heliotrope.proto.scheduler.v1.MigrationProgress;
 import io.heliotrope.proto.scheduler.v1.MigrationServiceGrpc;
@@ -12,6 +15,8 @@ import io.heliotrope.proto.scheduler.v1.WatchMigrationRequest;
 import io.heliotrope.scheduler.migration.Migration;
 import io.heliotrope.scheduler.migration.MigrationDriver;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 import static io.heliotrope.grpc.GrpcReplies.reply;
@@ -60,6 +65,44 @@ public final class MigrationGrpcService extends MigrationServiceGrpc.MigrationSe
     @Override
     public void cancel(WatchMigrationRequest request, StreamObserver<MigrationRecord> observer) {
         reply(() -> driver.cancel(request.getVm(), "operator"), record -> record, observer);
+    }
+
+    @Override
+    public void migrateTogether(MigrateTogetherRequest request, StreamObserver<EnsembleProgress> observer) {
+        List<Migration> members;
+        try {
+            members = driver.startTogether(request);
+        } catch (RuntimeException e) {
+            observer.onError(GrpcErrors.toStatus(e));
+            return;
+        }
+        ServerCallStreamObserver<EnsembleProgress> call = (ServerCallStreamObserver<EnsembleProgress>) observer;
+        String id = members.get(0).ensembleId();
+        Consumer<MigrationProgress> watcher = progress -> {
+            synchronized (call) {
+                if (!call.isCancelled()) {
+                    call.onNext(EnsembleProgress.newBuilder().setId(id).addAllMembers(members.stream().map(Migration::progress).toList()).build());
+                }
+            }
+        };
+        call.setOnCancelHandler(() -> members.forEach(member -> member.unwatch(watcher)));
+        members.forEach(member -> member.watch(watcher));
+        CompletableFuture.allOf(members.stream().map(Migration::result).toArray(CompletableFuture[]::new)).whenComplete((ignored, failure) -> {
+            List<MigrationRecord> records = members.stream().map(member -> member.result().join()).toList();
+            EnsembleProgress.Builder done = EnsembleProgress.newBuilder().setId(id).setDone(true)
+                    .addAllMembers(members.stream().map(Migration::progress).toList());
+            if (records.stream().allMatch(record -> record.getOutcome() == MigrationOutcome.MIGRATION_OUTCOME_COMPLETED)) {
+                long first = records.stream().mapToLong(MigrationRecord::getStopEpochMicros).min().orElse(0);
+                long last = records.stream().mapToLong(MigrationRecord::getStopEpochMicros).max().orElse(0);
+                done.setStopSpreadMicros(last - first);
+            }
+            synchronized (call) {
+                if (!call.isCancelled()) {
+                    call.onNext(done.build());
+                    call.onCompleted();
+                }
+            }
+        });
     }
 
     private static void stream(Migration migration, StreamObserver<MigrationProgress> observer) {
