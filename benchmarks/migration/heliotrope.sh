@@ -100,41 +100,9 @@ source "$HERE/lib.sh"
 SIZE_BYTES=$(size_bytes "$SIZE")
 require_tools qemu-system-x86_64 nbdcopy java python3 curl cmp
 
-DATA=$WORK/data
-export XDG_CONFIG_HOME=$WORK/config   # helio up writes its client configuration here, not to ~/.config
-set_up_ports "$PORT_OFFSET"
-export HELIO_CONTROLLER=$CONTROLLER
-STATUS_PORT=$((7480 + PORT_OFFSET)) MIGRATION_PORT=$((7420 + PORT_OFFSET))
+start_up_with_vms
 METRICS_URL_V=http://127.0.0.1:$METRICS_V/metrics METRICS_URL_T=http://127.0.0.1:$METRICS_T/metrics
-SITES=(virginia taiwan)
 
-# The QEMUs the sites' runners started for us: left running when helio up stops, so killed
-# here by the pid in their pidfile (only a QEMU whose command line names our data directory).
-kill_vms() {
-  local pidfile pid
-  for pidfile in "$DATA"/*/vms/*/qemu.pid; do
-    [[ -f $pidfile ]] || continue
-    pid=$(cat "$pidfile")
-    if [[ $pid =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DATA/"; then
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-  done
-}
-
-rm -rf "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch"
-mkdir -p "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch" "$OUT/logs"
-trap 'stop_all; kill_vms; rm -rf "$WORK/scratch"' EXIT
-trap 'exit 130' INT TERM
-
-prepare_guest
-log "building the distribution (./mvnw -o -pl cli -am package; logs/build.log)"
-(cd "$REPO" && ./mvnw -B -q -o -pl cli -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
-  die "building the distribution failed (see $OUT/logs/build.log)"
-require_ports "$STATUS_PORT" $(seq "$MIGRATION_PORT" $((MIGRATION_PORT + 7)))
-launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
-  --controller-port "$CONTROLLER_PORT" --status-port "$STATUS_PORT" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
-  --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT"
-wait_for_line up "Press Ctrl-C to stop." 180
 
 # peer_bytes: the sites' peer bytes so far: virginia's sent to and received from taiwan,
 # then taiwan's sent to and received from virginia.
@@ -174,26 +142,7 @@ print(",".join([r["outcome"].replace("MIGRATION_OUTCOME_", "").lower(), ms("tota
                 str(fwd), str(back), str(fwd + ram), str(back)]))' "$result" "$fwd" "$back"
 }
 
-# start_vm NAME DISK...: the records guest as a VM at virginia, started, once it has acknowledged record 3.
-start_vm() {
-  local name=$1 disks=() d
-  shift
-  for d in "$@"; do disks+=(--disk "$d"); done
-  helio vm create "$name" --site virginia "${disks[@]}" --memory 128M --kernel "$GUEST_DIR/vmlinuz" \
-    --initrd "$GUEST_DIR/records-initrd.img" --append "console=ttyS0 panic=-1 quiet helio.nonce=$NONCE" >&2
-  helio vm start "$name" >&2
-  CONSOLES="$DATA/*/vms/$name/console.log"
-  await_record 3 180
-}
 
-# verify_records IMAGE SITE: every acknowledged record of this run is on IMAGE, read at SITE.
-verify_records() {
-  local port=$NBD_V
-  [[ $2 == taiwan ]] && port=$NBD_T
-  nbdcopy "nbd://127.0.0.1:$port/$1" "$WORK/scratch/$1-$2.img"
-  check_records "$WORK/scratch/$1-$2.img"
-  rm -f "$WORK/scratch/$1-$2.img"
-}
 
 COLUMNS=migration,from,to,outcome,total_ms,guest_downtime_ms,handoff_ms,ram_bytes,storage_pushed_bytes,storage_fetched_bytes,peer_forward_bytes,peer_backward_bytes,wan_forward_bytes,wan_backward_bytes
 CSV=$OUT/heliotrope.csv

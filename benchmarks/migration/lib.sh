@@ -1,5 +1,5 @@
 # Shared by the migration baselines (sourced, not run): the records guest under QEMU, the
-# emulated link, QMP. Expects HERE, REPO, OUT, WORK, RTT and BANDWIDTH to be set.
+# emulated link, QMP, helio up with VMs. Expects HERE, REPO, OUT, WORK, RTT and BANDWIDTH to be set.
 # shellcheck shell=bash
 
 # shellcheck source=../geo/lib.sh
@@ -93,4 +93,66 @@ check_records() {
   last=$(last_record)
   python3 "$HERE/check_records.py" "$1" "$NONCE" "$last" || die "records check failed on $1"
   log "records 0..$last (nonce $NONCE) are all on the disk"
+}
+
+# --- helio up with VMs (heliotrope.sh, ensemble.sh); expects HELIO and PORT_OFFSET too ---
+
+# The QEMUs the sites' runners started for us: left running when helio up stops, so killed
+# here by the pid in their pidfile (only a QEMU whose command line names our data directory).
+kill_vms() {
+  local pidfile pid
+  for pidfile in "$DATA"/*/vms/*/qemu.pid; do
+    [[ -f $pidfile ]] || continue
+    pid=$(cat "$pidfile")
+    if [[ $pid =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DATA/"; then
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+}
+
+# start_up_with_vms: the records guest built, and a fresh 'helio up' in $WORK/data ($RTT,
+# $BANDWIDTH, ports PORT_OFFSET above the defaults, the migration driver beside its
+# controller); helio and the VMs it started are stopped on exit. Sets DATA, the ports of
+# set_up_ports, STATUS_PORT, MIGRATION_PORT and SITES, and points helio at the controller.
+start_up_with_vms() {
+  DATA=$WORK/data
+  export XDG_CONFIG_HOME=$WORK/config   # helio up writes its client configuration here, not to ~/.config
+  set_up_ports "$PORT_OFFSET"
+  export HELIO_CONTROLLER=$CONTROLLER
+  STATUS_PORT=$((7480 + PORT_OFFSET)) MIGRATION_PORT=$((7420 + PORT_OFFSET))
+  SITES=(virginia taiwan)
+  rm -rf "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch"
+  mkdir -p "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch" "$OUT/logs"
+  trap 'stop_all; kill_vms; rm -rf "$WORK/scratch"' EXIT
+  trap 'exit 130' INT TERM
+  prepare_guest
+  log "building the distribution (./mvnw -o -pl cli -am package; logs/build.log)"
+  (cd "$REPO" && ./mvnw -B -q -o -pl cli -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
+    die "building the distribution failed (see $OUT/logs/build.log)"
+  require_ports "$STATUS_PORT" $(seq "$MIGRATION_PORT" $((MIGRATION_PORT + 7)))
+  launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
+    --controller-port "$CONTROLLER_PORT" --status-port "$STATUS_PORT" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
+    --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT"
+  wait_for_line up "Press Ctrl-C to stop." 180
+}
+
+# start_vm NAME DISK...: the records guest as a VM at virginia, started, once it has acknowledged record 3.
+start_vm() {
+  local name=$1 disks=() d
+  shift
+  for d in "$@"; do disks+=(--disk "$d"); done
+  helio vm create "$name" --site virginia "${disks[@]}" --memory 128M --kernel "$GUEST_DIR/vmlinuz" \
+    --initrd "$GUEST_DIR/records-initrd.img" --append "console=ttyS0 panic=-1 quiet helio.nonce=$NONCE" >&2
+  helio vm start "$name" >&2
+  CONSOLES="$DATA/*/vms/$name/console.log"
+  await_record 3 180
+}
+
+# verify_records IMAGE SITE: every acknowledged record of this run is on IMAGE, read at SITE.
+verify_records() {
+  local port=$NBD_V
+  [[ $2 == taiwan ]] && port=$NBD_T
+  nbdcopy "nbd://127.0.0.1:$port/$1" "$WORK/scratch/$1-$2.img"
+  check_records "$WORK/scratch/$1-$2.img"
+  rm -f "$WORK/scratch/$1-$2.img"
 }

@@ -8,6 +8,7 @@ through the geo benchmarks' helpers).
                                              heliotrope-storage.csv, the handoff goals; DIR/heliotrope.png
   migration_report.py compare DIR RTT        compare.sh's run: DIR/{plain-qemu,drive-mirror,heliotrope}/*.csv
                                              side by side with every goal; DIR/compare.csv, compare.png
+  migration_report.py ensemble DIR RTT       ensemble.sh's DIR/ensemble.csv: together vs one by one; DIR/ensemble.png
 """
 import csv
 import os
@@ -234,8 +235,51 @@ plot '{data}' using 2:xtic(1), '' using 3
 """, os.path.join(out_dir, "compare.png"))
 
 
+def ensemble(out_dir, rtt):
+    """Per way and direction: each member's pause, the largest pause of a move, the spread of its STOPs."""
+    rows = read_csv(os.path.join(out_dir, "ensemble.csv"))
+    moves = {}
+    for r in rows:
+        moves.setdefault((r["round"], r["way"], r["from"], r["to"]), []).append(r)
+    print(f"{rtt} RTT; times in ms, median [min..max]; pause = source STOP to destination RESUME;")
+    print("spread = last source STOP - first source STOP of a move of the three (how long they are split between sites)")
+    table = [["way", "direction", "moves", "completed", "pause (each member)", "largest pause of a move", "handoff", "spread"]]
+    for way in ("together", "one-by-one"):
+        for direction in (THERE, BACK):
+            subset = [m for key, m in moves.items() if key[1] == way and (key[2], key[3]) == direction]
+            members = [r for m in subset for r in m]
+            table.append([way, f"{direction[0]} -> {direction[1]}", str(len(subset)),
+                          f"{sum(r['outcome'] == 'completed' for r in members)}/{len(members)}",
+                          spread(values(members, "pause_ms")),
+                          spread([max(float(r["pause_ms"]) for r in m) for m in subset]),
+                          spread(values(members, "handoff_ms")),
+                          spread([float(m[0]["spread_ms"]) for m in subset if m[0]["spread_ms"] not in ("", "None")])])
+    print_table(table)
+    data = os.path.join(out_dir, "ensemble-plot.csv")
+    names = sorted({r["vm"] for r in rows})
+    with open(data, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["move"] + [f"pause {n}" for n in names] + ["spread"])
+        for (rnd, way, frm, to), m in moves.items():
+            pauses = {r["vm"]: r["pause_ms"] for r in m}
+            out.writerow([f"{rnd} {way} {frm[0]}->{to[0]}"] + [pauses.get(n, 0) for n in names] + [m[0]["spread_ms"] or 0])
+    plots = ", ".join(f"'{data}' using {i + 2}{':xtic(1)' if i == 0 else ''}" for i in range(len(names) + 1))
+    gnuplot(f"""set title 'Three VMs: together vs one by one: each pause and the STOP spread (ms, log scale)'
+set datafile separator ','
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set key autotitle columnhead
+set xtics rotate by 30 right
+set logscale y
+set yrange [1:*]
+plot {plots}
+""", os.path.join(out_dir, "ensemble.png"))
+
+
 def main(argv):
-    commands = {"plain-qemu": plain_qemu, "drive-mirror": drive_mirror, "heliotrope": heliotrope, "compare": compare}
+    commands = {"plain-qemu": plain_qemu, "drive-mirror": drive_mirror, "heliotrope": heliotrope, "compare": compare,
+                "ensemble": ensemble}
     if len(argv) != 3 or argv[0] not in commands:
         sys.exit(__doc__)
     commands[argv[0]](*argv[1:])

@@ -11,6 +11,7 @@ import io.heliotrope.proto.controller.v1.GetVmRequest;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
+import io.heliotrope.proto.scheduler.v1.EnsembleProgress;
 import io.heliotrope.proto.storage.v1.GetVmRuntimeRequest;
 import io.heliotrope.proto.storage.v1.VmEvent;
 import io.heliotrope.proto.storage.v1.VmRunnerServiceGrpc;
@@ -20,6 +21,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -48,30 +50,51 @@ final class MigratingGuest implements AutoCloseable {
     private final String disk;
     private final String nonce = UUID.randomUUID().toString().replace("-", "");
     private final Map<String, ManagedChannel> runners = new ConcurrentHashMap<>();
+    /** Whether closing the guest closes its sites too. */
+    private final boolean ownsSites;
 
-    private MigratingGuest(ControllerExtension cluster, WanSites sites, String name) {
+    private MigratingGuest(ControllerExtension cluster, WanSites sites, String name, boolean ownsSites) {
         this.cluster = cluster;
         this.sites = sites;
         this.name = name;
         this.disk = name + "-records";
+        this.ownsSites = ownsSites;
     }
 
     /** Two sites on the cluster's first controller, and the guest running at virginia. */
     static MigratingGuest start(ControllerExtension cluster, String name, String... siteOptions) {
-        RecordGuest guest = RecordGuest.build();
-        WanSites sites = new WanSites(cluster.controller(0).target(), WanSites.WAN_75MS, SITES, siteOptions);
-        MigratingGuest migrating = new MigratingGuest(cluster, sites, name);
+        WanSites sites = sites(cluster, siteOptions);
         try {
-            migrating.helio("image", "create", migrating.disk, "--size", "64M", "--home", "virginia").assertSuccess();
-            migrating.helio("vm", "create", name, "--site", "virginia", "--disk", migrating.disk, "--memory", "128M",
-                    "--kernel", guest.kernel().toString(), "--initrd", guest.initrd().toString(),
-                    "--append", RecordGuest.kernelArgs(migrating.nonce)).assertSuccess();
-            migrating.helio("vm", "start", name).assertSuccess();
-            return migrating;
+            return startOn(cluster, sites, name, true);
         } catch (RuntimeException | AssertionError e) {
             sites.close();
             throw e;
         }
+    }
+
+    /** The two sites, for several guests. */
+    static WanSites sites(ControllerExtension cluster, String... siteOptions) {
+        return new WanSites(cluster.controller(0).target(), WanSites.WAN_75MS, SITES, siteOptions);
+    }
+
+    /** The guest running at virginia, one of {@code sites}, which it does not close. */
+    static MigratingGuest startOn(ControllerExtension cluster, WanSites sites, String name) {
+        return startOn(cluster, sites, name, false);
+    }
+
+    private static MigratingGuest startOn(ControllerExtension cluster, WanSites sites, String name, boolean ownsSites) {
+        RecordGuest guest = RecordGuest.build();
+        MigratingGuest migrating = new MigratingGuest(cluster, sites, name, ownsSites);
+        migrating.helio("image", "create", migrating.disk, "--size", "64M", "--home", "virginia").assertSuccess();
+        migrating.helio("vm", "create", name, "--site", "virginia", "--disk", migrating.disk, "--memory", "128M",
+                "--kernel", guest.kernel().toString(), "--initrd", guest.initrd().toString(),
+                "--append", RecordGuest.kernelArgs(migrating.nonce)).assertSuccess();
+        migrating.helio("vm", "start", name).assertSuccess();
+        return migrating;
+    }
+
+    String name() {
+        return name;
     }
 
     WanSites sites() {
@@ -212,6 +235,25 @@ final class MigratingGuest implements AutoCloseable {
         return record.build();
     }
 
+    /**
+     * Runs {@code helio vm migrate A B ... --to SITE --together --json OPTIONS...} over guests
+     * on the same sites and returns its last report, whatever the result was.
+     */
+    static EnsembleProgress migrateTogether(List<MigratingGuest> guests, String to, String... options) {
+        List<String> args = new ArrayList<>(List.of("vm", "migrate"));
+        guests.forEach(guest -> args.add(guest.name));
+        args.addAll(List.of("--to", to, "--together", "--json"));
+        args.addAll(List.of(options));
+        Tools.Result result = guests.get(0).helio(args.toArray(String[]::new));
+        EnsembleProgress.Builder progress = EnsembleProgress.newBuilder();
+        try {
+            JsonFormat.parser().merge(result.stdout(), progress);
+        } catch (InvalidProtocolBufferException e) {
+            throw new AssertionError("vm migrate --together printed no result: " + result + "\n" + guests.get(0).sites.logs(), e);
+        }
+        return progress.build();
+    }
+
     /** For an assertion's message: the migration's result and what the sites logged. */
     String report(MigrationRecord record) {
         return record + "\n" + sites.logs();
@@ -235,7 +277,9 @@ final class MigratingGuest implements AutoCloseable {
     @Override
     public void close() {
         try (Cleanup cleanup = new Cleanup()) {
-            cleanup.add(sites::close);
+            if (ownsSites) {
+                cleanup.add(sites::close);
+            }
             cleanup.add(() -> helio("vm", "stop", name, "--kill"));
             runners.values().forEach(channel -> cleanup.add(channel::shutdownNow));
         }
