@@ -76,7 +76,7 @@ class QemuRunnerIT {
                 TestingEventLog destination = new TestingEventLog();
                 b.watch("vm1", destination);
 
-                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0, false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
                 assertThat(disksA.nextCall(WAIT)).isEqualTo("handover disk0 to b");
                 assertThat(atHandover.get()).extracting(VmEvent::detail).contains("pre-switchover").doesNotContain("device", "completed");
@@ -126,7 +126,7 @@ class QemuRunnerIT {
                 TestingEventLog destination = new TestingEventLog();
                 b.watch("vm1", destination);
 
-                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0, false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
                 source.await("MIGRATION", "cancelled", WAIT);
                 source.await("RESUME", "", WAIT);
