@@ -6,7 +6,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.ByteArrayOutputStream;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -55,11 +54,11 @@ class TestVmConsole {
             socket.bind(UnixDomainSocketAddress.of(qemu.vm.files().consoleSocket()));
             Path log = qemu.vm.files().consoleLog();
             Files.writeString(log, "boot\nlogin: ");
-            TestingSink sink = new TestingSink();
+            TestingConsoleSink sink = new TestingConsoleSink();
             VmConsole console = new VmConsole(qemu.vm, -7, poller, sink);
             console.start();
-            sink.await("login: ");
-            assertThat(sink.firstOffset).isEqualTo(5);
+            sink.await(text -> text.equals("login: "), WAIT);
+            assertThat(sink.firstOffset()).isEqualTo(5);
 
             console.type("root\n".getBytes(StandardCharsets.UTF_8));
             try (SocketChannel typed = socket.accept()) {
@@ -73,10 +72,10 @@ class TestVmConsole {
             }
 
             Files.writeString(log, "root\n# ", StandardOpenOption.APPEND);
-            sink.await("login: root\n# ");
+            sink.await(text -> text.equals("login: root\n# "), WAIT);
             Files.writeString(log, "bye\n", StandardOpenOption.APPEND);
             qemu.vm.kill(WAIT).get();
-            assertThat(sink.awaitEnd()).isEqualTo("killed");
+            assertThat(sink.awaitEnd(WAIT)).isEqualTo("killed");
             assertThat(sink.text()).isEqualTo("login: root\n# bye\n");
         }
     }
@@ -85,7 +84,7 @@ class TestVmConsole {
     void sendsNoMoreThanTheSinkIsReadyFor() throws Exception {
         try (TestingQemu qemu = new TestingQemu(dir, List.of(), false, TestingQmpServer::empty)) {
             Files.write(qemu.vm.files().consoleLog(), new byte[3 * VmConsole.CHUNK]);
-            TestingSink sink = new TestingSink();
+            TestingConsoleSink sink = new TestingConsoleSink();
             sink.readyFor(1);
             VmConsole console = new VmConsole(qemu.vm, 0, poller, sink);
             console.start();
@@ -97,66 +96,7 @@ class TestVmConsole {
             console.close();
             qemu.vm.kill(WAIT).get();
             console.pump();
-            assertThat(sink.ended).isNull();
-        }
-    }
-
-    /** Records what a console sends; ready for as many messages as the test says. */
-    private static final class TestingSink implements VmConsole.Sink {
-        private final ByteArrayOutputStream data = new ByteArrayOutputStream();
-        private long firstOffset = -1;
-        private int ready = Integer.MAX_VALUE;
-        private String ended;
-
-        synchronized void readyFor(int messages) {
-            ready = messages;
-        }
-
-        @Override
-        public synchronized boolean ready() {
-            return ready > 0;
-        }
-
-        @Override
-        public synchronized void data(long offset, byte[] bytes) {
-            assertThat(offset).isEqualTo(firstOffset < 0 ? offset : firstOffset + data.size());
-            firstOffset = firstOffset < 0 ? offset : firstOffset;
-            data.writeBytes(bytes);
-            ready--;
-            notifyAll();
-        }
-
-        @Override
-        public synchronized void ended(String reason) {
-            ended = reason;
-            notifyAll();
-        }
-
-        synchronized byte[] bytes() {
-            return data.toByteArray();
-        }
-
-        synchronized String text() {
-            return data.toString(StandardCharsets.UTF_8);
-        }
-
-        synchronized void await(String text) throws InterruptedException {
-            long end = System.nanoTime() + WAIT.toNanos();
-            while (!text().equals(text)) {
-                long left = end - System.nanoTime();
-                assertThat(left).as("console output %s, waiting for %s", text(), text).isPositive();
-                wait(Math.max(1, left / 1_000_000));
-            }
-        }
-
-        synchronized String awaitEnd() throws InterruptedException {
-            long end = System.nanoTime() + WAIT.toNanos();
-            while (ended == null) {
-                long left = end - System.nanoTime();
-                assertThat(left).as("no end; output %s", text()).isPositive();
-                wait(Math.max(1, left / 1_000_000));
-            }
-            return ended;
+            assertThat(sink.ended()).isNull();
         }
     }
 }
