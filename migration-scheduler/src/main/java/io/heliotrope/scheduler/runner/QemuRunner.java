@@ -298,6 +298,7 @@ public final class QemuRunner implements AutoCloseable {
             QemuVm vm = launcher.launch(definition, incoming, port, disks.nbdAddress());
             vms.put(vm.name(), vm);
             commits.remove(vm.name());
+            sources.remove(vm.name());
             if (incoming) {
                 listenForMigration(vm, port);
             }

@@ -95,12 +95,16 @@ final class SourceHandover {
     /**
      * Held and parked: hands every disk over (once: a repeated call gets the first one's
      * outcome), completing with {@code DONE}, or {@code FAILED} once the migration was told
-     * to cancel. {@code VM_BUSY} when not held, or not parked at {@code pre-switchover}.
+     * to cancel. {@code VM_BUSY} when not held, not parked at {@code pre-switchover}, or when
+     * its QEMU exited (no disk moves then).
      */
     CompletableFuture<HandoverState> handOver() {
         synchronized (lock) {
             if (!hold) {
                 throw busy("hands its disks over by itself (it was not started with hold)");
+            }
+            if (handover == null && vm.exited()) {
+                throw busy("exited while parked");
             }
             if (handover == null && (!parked || ended)) {
                 throw busy("is not parked at pre-switchover");

@@ -71,8 +71,8 @@ class QemuRunnerIT {
             });
             TestingSiteDisks disksB = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.failedFuture(new AssertionError("no handover at the destination")));
             int port = TestingNbdkit.freePort();
-            try (QemuRunner a = new QemuRunner(config("a", List.of(), Map.of("b", List.of(new InetSocketAddress("127.0.0.1", port)))), disksA);
-                    QemuRunner b = new QemuRunner(config("b", List.of(port), Map.of()), disksB)) {
+            try (QemuRunner a = migratingTo(port, disksA);
+                    QemuRunner b = incomingOn(port, disksB)) {
                 a.start(vm("vm1", List.of(DISK)), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 a.watch("vm1", source);
                 VmRuntime incoming = b.start(vm("vm1", List.of(DISK)), true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -122,14 +122,11 @@ class QemuRunnerIT {
                     image -> CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "the controller did not answer")));
             TestingSiteDisks disksB = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.completedFuture(null));
             int port = TestingNbdkit.freePort();
-            try (QemuRunner a = new QemuRunner(config("a", List.of(), Map.of("b", List.of(new InetSocketAddress("127.0.0.1", port)))), disksA);
-                    QemuRunner b = new QemuRunner(config("b", List.of(port), Map.of()), disksB)) {
-                a.start(vm("vm1", List.of(DISK)), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            try (QemuRunner a = migratingTo(port, disksA);
+                    QemuRunner b = incomingOn(port, disksB)) {
                 TestingEventLog source = new TestingEventLog();
-                a.watch("vm1", source);
-                b.start(vm("vm1", List.of(DISK)), true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 TestingEventLog destination = new TestingEventLog();
-                b.watch("vm1", destination);
+                startBoth(a, source, b, destination);
 
                 a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0, false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
@@ -155,14 +152,11 @@ class QemuRunnerIT {
             TestingSiteDisks disksA = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.completedFuture(null));
             TestingSiteDisks disksB = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.failedFuture(new AssertionError("no handover at the destination")));
             int port = TestingNbdkit.freePort();
-            try (QemuRunner a = new QemuRunner(config("a", List.of(), Map.of("b", List.of(new InetSocketAddress("127.0.0.1", port)))), disksA);
-                    QemuRunner b = new QemuRunner(config("b", List.of(port), Map.of()), disksB)) {
-                a.start(vm("vm1", List.of(DISK)), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            try (QemuRunner a = migratingTo(port, disksA);
+                    QemuRunner b = incomingOn(port, disksB)) {
                 TestingEventLog source = new TestingEventLog();
-                a.watch("vm1", source);
-                b.start(vm("vm1", List.of(DISK)), true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 TestingEventLog destination = new TestingEventLog();
-                b.watch("vm1", destination);
+                startBoth(a, source, b, destination);
 
                 a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0, true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 source.await("MIGRATION", "pre-switchover", WAIT);
@@ -237,6 +231,24 @@ class QemuRunnerIT {
                 }
             }
         }
+    }
+
+    /** Site a's runner, with a migration link to site b's port. */
+    private QemuRunner migratingTo(int port, SiteDisks disks) throws Exception {
+        return new QemuRunner(config("a", List.of(), Map.of("b", List.of(new InetSocketAddress("127.0.0.1", port)))), disks);
+    }
+
+    /** Site b's runner, taking migrations on {@code port}. */
+    private QemuRunner incomingOn(int port, SiteDisks disks) throws Exception {
+        return new QemuRunner(config("b", List.of(port), Map.of()), disks);
+    }
+
+    /** vm1 running at a, and incoming at b, each watched from then on. */
+    private static void startBoth(QemuRunner a, TestingEventLog source, QemuRunner b, TestingEventLog destination) throws Exception {
+        a.start(vm("vm1", List.of(DISK)), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        a.watch("vm1", source);
+        b.start(vm("vm1", List.of(DISK)), true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        b.watch("vm1", destination);
     }
 
     private RunnerConfig config(String site, List<Integer> ports, Map<String, List<InetSocketAddress>> peers) {

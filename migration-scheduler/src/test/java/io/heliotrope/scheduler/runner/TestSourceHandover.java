@@ -123,6 +123,19 @@ class TestSourceHandover {
     }
 
     @Test
+    void aHeldSourceWhoseQemuExitedHandsNothingOver() throws Exception {
+        TestingSiteDisks disks = new TestingSiteDisks(NBD, image -> CompletableFuture.completedFuture(null));
+        try (TestingQemu qemu = new TestingQemu(dir, List.of("d0"), false, TestingQmpServer::empty)) {
+            SourceHandover source = SourceHandover.arm(qemu.vm, disks, plan(WAIT, true));
+            qemu.server.event("MIGRATION", "{\"status\": \"pre-switchover\"}", 2, 0);
+            qemu.vm.kill(WAIT).get();
+
+            assertThatThrownBy(source::handOver).hasMessage("vm vm1 exited while parked");
+            assertThat(disks.called()).isFalse();
+        }
+    }
+
+    @Test
     void anArmedSourceRefusesHandOverAndContinue() throws Exception {
         TestingSiteDisks disks = new TestingSiteDisks(NBD, image -> CompletableFuture.completedFuture(null));
         try (TestingQemu qemu = new TestingQemu(dir, List.of("d0"), false, TestingQmpServer::empty)) {
