@@ -54,7 +54,7 @@ final class QemuLauncher {
     QemuVm launch(VmDefinition vm, boolean incoming, int port, InetSocketAddress nbd) throws IOException {
         VmFiles files = VmFiles.of(config.stateDir(), vm.name());
         Files.createDirectories(files.dir());
-        for (Path stale : List.of(files.pidfile(), files.qmpSocket(), files.consoleSocket(), files.dir().resolve(QemuVm.EXIT_REASON_FILE))) {
+        for (Path stale : List.of(files.pidfile(), files.qmpSocket(), files.consoleSocket(), files.migrationRecord(), files.dir().resolve(QemuVm.EXIT_REASON_FILE))) {
             Files.deleteIfExists(stale);
         }
         LaunchRecord launch = new LaunchRecord(vm, incoming, port, System.currentTimeMillis());

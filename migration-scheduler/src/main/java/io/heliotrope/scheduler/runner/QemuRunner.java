@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -30,11 +31,20 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Runs a site's VMs: each a QEMU started detached (its own session, pidfile, QMP and console
- * sockets and logs in {@code <stateDir>/vms/<name>/}), driven over QMP. A new runner re-attaches
- * to the QEMUs a previous one left running; {@link #close()} leaves them running. As a
- * migration's source it is armed ({@link SourceHandover}); as its destination it resumes the
- * guest itself once the site's disks are active ({@link IncomingCommit}). Thread-safe;
- * transport-free: the gRPC service is an adapter over it.
+ * sockets and logs in {@code <stateDir>/vms/<name>/}), driven over QMP. As a migration's source
+ * it is armed or held ({@link SourceHandover}); as its destination it resumes the guest itself
+ * once the site's disks are active ({@link IncomingCommit}). Thread-safe; transport-free: the
+ * gRPC service is an adapter over it.
+ *
+ * <p>A new runner re-attaches to the QEMUs a previous one left running ({@link #close()} leaves
+ * them running): a live pidfile whose process names the VM's QMP socket on its command line,
+ * then a new QMP session. It reads {@code query-migrate} again (a VM's migration status), arms
+ * a source again from the {@link MigrationPlan} StartMigration left in its directory, and
+ * resumes a destination whose migration completed meanwhile. What cannot be recovered: the
+ * events QEMU sent while no runner listened are lost (the event times of a migration
+ * before the re-attach stay 0), and a source found parked at {@code pre-switchover} stays
+ * parked, held (see {@link SourceHandover#recover}). A QEMU that died meanwhile is listed as
+ * exited, with the reason its runner recorded or else the last lines of its log.
  */
 public final class QemuRunner implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(QemuRunner.class);
@@ -53,6 +63,8 @@ public final class QemuRunner implements AutoCloseable {
     private final ExecutorService executor;
     private final Map<String, QemuVm> vms = new ConcurrentHashMap<>();
     private final Map<String, IncomingCommit> commits = new ConcurrentHashMap<>();
+    private final Map<String, SourceHandover> sources = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService consolePoller;
     private final Set<String> starting = ConcurrentHashMap.newKeySet();
 
     /** Re-attaches to the QEMUs still running in the state directory. */
@@ -62,6 +74,7 @@ public final class QemuRunner implements AutoCloseable {
         this.ports = new MigrationPorts(config.migrationPorts());
         this.launcher = new QemuLauncher(config, codec, QMP_TIMEOUT);
         this.executor = BoundedExecutors.fixed("vm-runner-" + config.site(), 2, 64);
+        this.consolePoller = BoundedExecutors.scheduled("vm-console-" + config.site(), 1, 1024);
         Path root = config.stateDir().resolve("vms");
         Files.createDirectories(root);
         try (var dirs = Files.list(root)) {
@@ -129,36 +142,78 @@ public final class QemuRunner implements AutoCloseable {
     }
 
     /**
-     * At the source: arms the handover to {@code toSite}, sets the capabilities (events,
-     * return-path, pause-before-switchover) and sends {@code migrate} to the link in front of
-     * {@code toSite}'s migration port {@code portIndex}.
+     * At the source: arms the handover to {@code toSite} (or holds it, with {@code hold}),
+     * records the plan for a runner that restarts, sets the capabilities (events, return-path,
+     * pause-before-switchover) and sends {@code migrate} to the link in front of
+     * {@code toSite}'s migration port {@code portIndex}. {@code VM_BUSY} while a migration of
+     * the VM is in flight here.
      *
      * @param handoverDeadline how long the disks' handover may take (null or zero: 5 s)
      * @param maxBandwidth bytes per second for the RAM stream (0: QEMU's default)
+     * @param hold park at {@code pre-switchover} until {@link #handOver} and {@link #continueMigration}
      */
-    public CompletableFuture<VmRuntime> startMigration(String name, String toSite, int portIndex, Duration handoverDeadline, long maxBandwidth) {
+    public CompletableFuture<VmRuntime> startMigration(String name, String toSite, int portIndex, Duration handoverDeadline, long maxBandwidth, boolean hold) {
         return with(name, vm -> {
             InetSocketAddress target = migrationTarget(toSite, portIndex);
             IncomingCommit commit = commits.get(name);
-            if (vm.handoverState() == HandoverState.ARMED) {
+            SourceHandover current = sources.get(name);
+            if (current != null && current.inFlight()) {
                 throw new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " is migrating out of " + config.site() + " already");
             }
             if (commit != null && !commit.resumed()) {
                 throw new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " has not been resumed since it migrated to " + config.site());
             }
             Duration deadline = handoverDeadline == null || handoverDeadline.isZero() ? DEFAULT_HANDOVER_DEADLINE : handoverDeadline;
-            SourceHandover armed = SourceHandover.arm(vm, disks, toSite, deadline);
-            log.info("{}: migrating to {} through {}", name, toSite, target);
+            MigrationPlan plan = new MigrationPlan(toSite, deadline.toMillis(), hold);
+            try {
+                plan.write(vm.files().migrationRecord());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            SourceHandover source = SourceHandover.arm(vm, disks, plan);
+            sources.put(name, source);
+            log.info("{}: migrating to {} through {}{}", name, toSite, target, hold ? ", held at pre-switchover" : "");
             return vm.call(QmpCommands.MigrateSetCapabilities.on("events", "return-path", "pause-before-switchover"))
                     .thenCompose(ignored -> maxBandwidth > 0 ? vm.call(new QmpCommands.MigrateSetParameters(maxBandwidth)) : CompletableFuture.completedFuture(null))
                     .thenCompose(ignored -> vm.call(new QmpCommands.Migrate("tcp:" + hostPort(target.getHostString(), target.getPort()))))
                     .whenComplete((ignored, failure) -> {
                         if (failure != null) {
-                            armed.disarm();
+                            source.disarm();
                         }
                     })
                     .thenCompose(ignored -> vm.runtime());
         });
+    }
+
+    /**
+     * At a source started with hold, parked at {@code pre-switchover}: hands every disk over
+     * to the destination's site, as an armed source does by itself. The status has the
+     * handover {@code DONE}, or {@code FAILED} with its error (the migration was cancelled and
+     * the disks stay held). A repeated call answers as the first. {@code VM_BUSY} when the VM
+     * is not parked so (not migrating out of here, not held, not yet at pre-switchover).
+     */
+    public CompletableFuture<MigrationStatus> handOver(String name) {
+        return with(name, vm -> source(name).handOver().thenCompose(state -> queryMigration(name)));
+    }
+
+    /** At a source started with hold whose disks were handed over: {@code migrate-continue}. {@code VM_BUSY} otherwise. */
+    public CompletableFuture<MigrationStatus> continueMigration(String name) {
+        return with(name, vm -> source(name).continueMigration().thenCompose(ignored -> queryMigration(name)));
+    }
+
+    /**
+     * Follows the VM's serial console here from {@code offset} of its console.log (negative:
+     * that many bytes before its end, at a line's start) into {@code sink}, until QEMU exits
+     * here or the console is closed. {@code VM_NOT_FOUND} for a VM that has not run here.
+     */
+    public VmConsole console(String name, long offset, VmConsole.Sink sink) {
+        try {
+            VmConsole console = new VmConsole(known(name), offset, consolePoller, sink);
+            console.start();
+            return console;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
@@ -231,6 +286,7 @@ public final class QemuRunner implements AutoCloseable {
     public void close() {
         vms.values().forEach(QemuVm::detach);
         try {
+            BoundedExecutors.shutdown(consolePoller, EXIT_PATIENCE);
             BoundedExecutors.shutdown(executor, EXIT_PATIENCE);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -242,6 +298,7 @@ public final class QemuRunner implements AutoCloseable {
             QemuVm vm = launcher.launch(definition, incoming, port, disks.nbdAddress());
             vms.put(vm.name(), vm);
             commits.remove(vm.name());
+            sources.remove(vm.name());
             if (incoming) {
                 listenForMigration(vm, port);
             }
@@ -278,13 +335,47 @@ public final class QemuRunner implements AutoCloseable {
             return;
         }
         vms.put(vm.name(), vm);
-        if (vm.exited() || !vm.launch().incoming()) {
+        if (vm.exited()) {
             return;
         }
-        // A destination: what did it miss while no runner watched it?
+        // Armed again before asking, so that no event after the answer is missed.
+        SourceHandover source = vm.launch().incoming() ? null : rearm(vm);
+        MigrationInfo info;
+        try {
+            info = launcher.await(vm.call(QmpCommands.QUERY_MIGRATE));
+        } catch (HeliotropeException e) {
+            log.warn("{}: re-attached, but query-migrate failed: {}", vm.name(), e.getMessage());
+            return;
+        }
+        vm.migrationStatus(info.status());
+        if (source != null) {
+            log.info("{}: re-attached to a source: migration {}", vm.name(), info.status());
+            source.recover(info.status());
+        } else if (vm.launch().incoming()) {
+            reattachDestination(vm, info);
+        }
+    }
+
+    /** The source's handover as its last StartMigration planned it, or null when it never migrated. */
+    private SourceHandover rearm(QemuVm vm) {
+        Path file = vm.files().migrationRecord();
+        if (!Files.exists(file)) {
+            return null;
+        }
+        try {
+            SourceHandover source = SourceHandover.arm(vm, disks, MigrationPlan.read(file));
+            sources.put(vm.name(), source);
+            return source;
+        } catch (IOException e) {
+            log.warn("{}: cannot read its migration plan: {}", vm.name(), e.getMessage());
+            return null;
+        }
+    }
+
+    /** A destination: what did it miss while no runner watched it? */
+    private void reattachDestination(QemuVm vm, MigrationInfo info) {
         IncomingCommit commit = track(vm);
         commit.arm();
-        MigrationInfo info = launcher.await(vm.call(QmpCommands.QUERY_MIGRATE));
         QmpCommands.StatusInfo status = launcher.await(vm.call(QmpCommands.QUERY_STATUS));
         log.info("{}: re-attached to a destination: migration {}, {}", vm.name(), info.status(), status.status());
         if (status.running()) {
@@ -320,6 +411,14 @@ public final class QemuRunner implements AutoCloseable {
         } catch (HeliotropeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    private SourceHandover source(String name) {
+        SourceHandover source = sources.get(name);
+        if (source == null) {
+            throw new HeliotropeException(ErrorCode.VM_BUSY, "vm " + name + " is not migrating out of " + config.site());
+        }
+        return source;
     }
 
     private QemuVm known(String name) {

@@ -43,6 +43,8 @@ final class QemuVm {
     private String exitReason;
     /** Completes once the end of the QMP connection was handled: the exit reason is recorded. */
     private final CompletableFuture<Void> recorded;
+    private final CompletableFuture<String> exit = new CompletableFuture<>();
+    private final ConsoleSocket console;
     private String intendedExit;
     private String shutdownReason;
     private boolean detached;
@@ -54,6 +56,7 @@ final class QemuVm {
     private HandoverState handover = HandoverState.NONE;
     private String handoverError = "";
     private String error = "";
+    private String migrationStatus = VmRuntime.NO_MIGRATION;
 
     /** A QEMU that runs, reached through {@code qmp}. */
     QemuVm(String site, VmFiles files, LaunchRecord launch, long pid, QmpClient qmp) {
@@ -62,6 +65,7 @@ final class QemuVm {
         this.launch = requireNonNull(launch, "launch is null");
         this.pid = pid;
         this.qmp = qmp;
+        this.console = new ConsoleSocket(launch.definition().name(), files.consoleSocket());
         if (qmp != null) {
             qmp.addListener(this::onEvent);
             recorded = qmp.closed().thenRun(this::onClosed);
@@ -74,6 +78,7 @@ final class QemuVm {
     static QemuVm exited(String site, VmFiles files, LaunchRecord launch, long pid, String reason) {
         QemuVm vm = new QemuVm(site, files, launch, pid, null);
         vm.exitReason = reason;
+        vm.exit.complete(reason);
         return vm;
     }
 
@@ -87,6 +92,30 @@ final class QemuVm {
 
     long pid() {
         return pid;
+    }
+
+    VmFiles files() {
+        return files;
+    }
+
+    /** Completes with the exit reason once QEMU exited (never, once detached). */
+    CompletableFuture<String> exit() {
+        return exit;
+    }
+
+    /** Writes {@code input} to the guest's serial port. */
+    void type(byte[] input) throws IOException {
+        if (exited()) {
+            throw new IOException("vm " + name() + " does not run at " + site);
+        }
+        console.write(input);
+    }
+
+    /** {@code query-migrate}'s status, read by a runner that re-attached (later ones come as MIGRATION events). */
+    void migrationStatus(String status) {
+        synchronized (lock) {
+            migrationStatus = status == null ? VmRuntime.NO_MIGRATION : status;
+        }
     }
 
     boolean exited() {
@@ -132,11 +161,13 @@ final class QemuVm {
 
     VmRuntime runtime(String state) {
         String reason;
+        String migration;
         synchronized (lock) {
             reason = exitReason == null ? "" : exitReason;
+            migration = migrationStatus;
         }
         return new VmRuntime(name(), site, stateOf(state, reason), pid, reason, files.dir(), files.consoleLog(),
-                launch.startedEpochMillis(), launch.incoming(), launch.migrationPort());
+                launch.startedEpochMillis(), launch.incoming(), launch.migrationPort(), migration);
     }
 
     /** Sends {@code quit}; when QEMU has not exited within {@code patience}, kills it. Completes once it is gone. */
@@ -162,12 +193,13 @@ final class QemuVm {
         synchronized (lock) {
             detached = true;
         }
+        console.close();
         if (qmp != null) {
             qmp.close();
         }
     }
 
-    /** Begins a migration's bookkeeping: times cleared, the handover {@code ARMED} or {@code NONE}. */
+    /** Begins a migration's bookkeeping: times cleared, the handover {@code ARMED}, {@code HELD} or {@code NONE}. */
     void beginMigration(HandoverState state) {
         synchronized (lock) {
             stop = preSwitchover = device = completed = resume = 0;
@@ -177,10 +209,10 @@ final class QemuVm {
         }
     }
 
-    /** A migration out of here ended without a switchover: no longer armed (a failed handover stays FAILED). */
+    /** A migration out of here ended without a switchover: no longer armed or held (a failed handover stays FAILED). */
     void endMigration() {
         synchronized (lock) {
-            if (handover == HandoverState.ARMED) {
+            if (handover == HandoverState.ARMED || handover == HandoverState.HELD) {
                 handover = HandoverState.NONE;
             }
         }
@@ -230,6 +262,7 @@ final class QemuVm {
             } else if (event instanceof QmpEvent.Shutdown shutdown) {
                 shutdownReason = shutdown.reason();
             } else if (event instanceof QmpEvent.Migration migration) {
+                migrationStatus = migration.status();
                 switch (migration.status()) {
                     case "pre-switchover" -> preSwitchover = event.timestampMicros();
                     case "device" -> device = event.timestampMicros();
@@ -251,12 +284,14 @@ final class QemuVm {
             exitReason = reason;
         }
         log.info("{}: QEMU (pid {}) exited: {}", name(), pid, reason);
+        console.close();
         try {
             Files.writeString(files.dir().resolve(EXIT_REASON_FILE), reason, StandardCharsets.UTF_8);
         } catch (IOException e) {
             log.warn("{}: cannot record why QEMU exited", name(), e);
         }
         publish(VmEvent.EXITED, reason);
+        exit.complete(reason);
     }
 
     private static String shutdownReason(String shutdown, String logTail) {

@@ -41,6 +41,11 @@ public record VmFiles(Path dir) {
         return dir.resolve("launch.json");
     }
 
+    /** The migration out of here that StartMigration began last ({@link MigrationPlan}). */
+    public Path migrationRecord() {
+        return dir.resolve("migration.json");
+    }
+
     public OptionalLong pid() {
         try {
             return OptionalLong.of(Long.parseLong(Files.readString(pidfile(), StandardCharsets.US_ASCII).strip()));

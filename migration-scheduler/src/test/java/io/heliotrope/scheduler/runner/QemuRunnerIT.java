@@ -7,20 +7,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Real QEMUs (TCG, no guest: SeaBIOS waits for a boot device) run by two runners on loopback, with fake site disks. */
 class QemuRunnerIT {
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** TCG boots a kernel in about 10 s on a loaded machine. */
+    private static final Duration BOOT = Duration.ofSeconds(120);
     private static final String DISK = "disk0";
 
     @TempDir
@@ -66,8 +71,8 @@ class QemuRunnerIT {
             });
             TestingSiteDisks disksB = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.failedFuture(new AssertionError("no handover at the destination")));
             int port = TestingNbdkit.freePort();
-            try (QemuRunner a = new QemuRunner(config("a", List.of(), Map.of("b", List.of(new InetSocketAddress("127.0.0.1", port)))), disksA);
-                    QemuRunner b = new QemuRunner(config("b", List.of(port), Map.of()), disksB)) {
+            try (QemuRunner a = migratingTo(port, disksA);
+                    QemuRunner b = incomingOn(port, disksB)) {
                 a.start(vm("vm1", List.of(DISK)), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 a.watch("vm1", source);
                 VmRuntime incoming = b.start(vm("vm1", List.of(DISK)), true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -76,7 +81,7 @@ class QemuRunnerIT {
                 TestingEventLog destination = new TestingEventLog();
                 b.watch("vm1", destination);
 
-                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0, false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
                 assertThat(disksA.nextCall(WAIT)).isEqualTo("handover disk0 to b");
                 assertThat(atHandover.get()).extracting(VmEvent::detail).contains("pre-switchover").doesNotContain("device", "completed");
@@ -117,16 +122,13 @@ class QemuRunnerIT {
                     image -> CompletableFuture.failedFuture(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "the controller did not answer")));
             TestingSiteDisks disksB = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.completedFuture(null));
             int port = TestingNbdkit.freePort();
-            try (QemuRunner a = new QemuRunner(config("a", List.of(), Map.of("b", List.of(new InetSocketAddress("127.0.0.1", port)))), disksA);
-                    QemuRunner b = new QemuRunner(config("b", List.of(port), Map.of()), disksB)) {
-                a.start(vm("vm1", List.of(DISK)), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            try (QemuRunner a = migratingTo(port, disksA);
+                    QemuRunner b = incomingOn(port, disksB)) {
                 TestingEventLog source = new TestingEventLog();
-                a.watch("vm1", source);
-                b.start(vm("vm1", List.of(DISK)), true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 TestingEventLog destination = new TestingEventLog();
-                b.watch("vm1", destination);
+                startBoth(a, source, b, destination);
 
-                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0, false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
                 source.await("MIGRATION", "cancelled", WAIT);
                 source.await("RESUME", "", WAIT);
@@ -144,6 +146,78 @@ class QemuRunnerIT {
         }
     }
 
+    @Test
+    void aHeldMigrationWaitsAtPreSwitchoverForHandOverAndThenForContinue() throws Exception {
+        try (TestingNbdkit nbd = new TestingNbdkit(dir, "64M")) {
+            TestingSiteDisks disksA = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.completedFuture(null));
+            TestingSiteDisks disksB = new TestingSiteDisks(nbd.address(), image -> CompletableFuture.failedFuture(new AssertionError("no handover at the destination")));
+            int port = TestingNbdkit.freePort();
+            try (QemuRunner a = migratingTo(port, disksA);
+                    QemuRunner b = incomingOn(port, disksB)) {
+                TestingEventLog source = new TestingEventLog();
+                TestingEventLog destination = new TestingEventLog();
+                startBoth(a, source, b, destination);
+
+                a.startMigration("vm1", "b", 0, Duration.ofSeconds(5), 0, true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                source.await("MIGRATION", "pre-switchover", WAIT);
+                MigrationStatus parked = a.queryMigration("vm1").get();
+                assertThat(parked.status()).isEqualTo("pre-switchover");
+                assertThat(parked.handover()).isEqualTo(HandoverState.HELD);
+                assertThat(a.get("vm1").get().migrationStatus()).isEqualTo("pre-switchover");
+                assertThat(disksA.called()).isFalse();
+                assertThat(a.continueMigration("vm1")).failsWithin(WAIT).withThrowableOfType(Exception.class)
+                        .havingCause().withMessage("vm vm1 has not handed its disks over");
+
+                MigrationStatus handed = a.handOver("vm1").get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertThat(handed.handover()).isEqualTo(HandoverState.DONE);
+                assertThat(handed.status()).isEqualTo("pre-switchover");
+                assertThat(disksA.nextCall(WAIT)).isEqualTo("handover disk0 to b");
+                assertThat(destination.find("MIGRATION", "completed")).isEmpty();
+
+                a.continueMigration("vm1").get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                source.await("MIGRATION", "completed", WAIT);
+                assertThat(disksB.nextCall(WAIT)).isEqualTo("active disk0");
+                disksB.activate(DISK);
+                destination.await(VmEvent.RESUMED_BY_RUNNER, "", WAIT);
+                MigrationTimes src = a.queryMigration("vm1").get().times();
+                assertThat(src.preSwitchover()).isPositive().isLessThan(src.device());
+                assertThat(a.get("vm1").get().migrationStatus()).isEqualTo("completed");
+
+                assertThat(a.stop("vm1", false).get().exitReason()).isEqualTo("quit");
+                assertThat(b.stop("vm1", false).get().exitReason()).isEqualTo("quit");
+            }
+        }
+    }
+
+    @Test
+    void theConsoleFollowsTheGuestTakesInputAndGoesOnAfterTheRunnerRestarts() throws Exception {
+        Optional<TestingConsoleGuest> guest = TestingConsoleGuest.build(dir, "vm1");
+        assumeTrue(guest.isPresent(), "no kernel in /boot or no static busybox");
+        TestingSiteDisks disks = new TestingSiteDisks(new InetSocketAddress("127.0.0.1", 1), image -> CompletableFuture.completedFuture(null));
+        try (QemuRunner runner = new QemuRunner(config("a", List.of(), Map.of()), disks)) {
+            runner.start(guest.get().definition(), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            TestingConsoleSink sink = new TestingConsoleSink();
+            VmConsole console = runner.console("vm1", 0, sink);
+            sink.await(text -> text.contains(TestingConsoleGuest.READY), BOOT);
+            console.type("hello\n".getBytes(StandardCharsets.UTF_8));
+            sink.await(text -> text.contains("got: hello"), WAIT);
+        }
+
+        try (QemuRunner runner = new QemuRunner(config("a", List.of(), Map.of()), disks)) {
+            VmRuntime found = runner.get("vm1").get();
+            assertThat(found.state()).isEqualTo("running");
+            assertThat(found.migrationStatus()).isEqualTo(VmRuntime.NO_MIGRATION);
+            TestingConsoleSink sink = new TestingConsoleSink();
+            VmConsole console = runner.console("vm1", -12, sink);
+            sink.await(text -> text.equals("got: hello\n") || text.equals("got: hello\r\n"), WAIT);
+            console.type("again\n".getBytes(StandardCharsets.UTF_8));
+            sink.await(text -> text.contains("got: again"), WAIT);
+
+            runner.stop("vm1", false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertThat(sink.awaitEnd(WAIT)).isEqualTo("quit");
+        }
+    }
+
     /** Kills what a failed test left running: a new runner finds it by its pidfile and QMP socket. */
     @AfterEach
     void killLeftovers() throws Exception {
@@ -157,6 +231,24 @@ class QemuRunnerIT {
                 }
             }
         }
+    }
+
+    /** Site a's runner, with a migration link to site b's port. */
+    private QemuRunner migratingTo(int port, SiteDisks disks) throws Exception {
+        return new QemuRunner(config("a", List.of(), Map.of("b", List.of(new InetSocketAddress("127.0.0.1", port)))), disks);
+    }
+
+    /** Site b's runner, taking migrations on {@code port}. */
+    private QemuRunner incomingOn(int port, SiteDisks disks) throws Exception {
+        return new QemuRunner(config("b", List.of(port), Map.of()), disks);
+    }
+
+    /** vm1 running at a, and incoming at b, each watched from then on. */
+    private static void startBoth(QemuRunner a, TestingEventLog source, QemuRunner b, TestingEventLog destination) throws Exception {
+        a.start(vm("vm1", List.of(DISK)), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        a.watch("vm1", source);
+        b.start(vm("vm1", List.of(DISK)), true).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        b.watch("vm1", destination);
     }
 
     private RunnerConfig config(String site, List<Integer> ports, Map<String, List<InetSocketAddress>> peers) {

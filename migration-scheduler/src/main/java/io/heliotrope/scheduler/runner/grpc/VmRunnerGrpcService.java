@@ -4,6 +4,8 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.proto.storage.v1.AbortIncomingResponse;
+import io.heliotrope.proto.storage.v1.ConsoleInput;
+import io.heliotrope.proto.storage.v1.ConsoleOutput;
 import io.heliotrope.proto.storage.v1.GetVmRuntimeRequest;
 import io.heliotrope.proto.storage.v1.ListVmRuntimesRequest;
 import io.heliotrope.proto.storage.v1.ListVmRuntimesResponse;
@@ -54,7 +56,17 @@ public final class VmRunnerGrpcService extends VmRunnerServiceGrpc.VmRunnerServi
     @Override
     public void startMigration(StartMigrationRequest request, StreamObserver<VmRuntime> observer) {
         reply(() -> runner.startMigration(request.getName(), request.getToSite(), request.getMigrationPort(),
-                Duration.ofMillis(request.getHandoverDeadlineMillis()), request.getMaxBandwidth()), VmRunnerProtos::toProto, observer);
+                Duration.ofMillis(request.getHandoverDeadlineMillis()), request.getMaxBandwidth(), request.getHold()), VmRunnerProtos::toProto, observer);
+    }
+
+    @Override
+    public void handOver(GetVmRuntimeRequest request, StreamObserver<MigrationState> observer) {
+        reply(() -> runner.handOver(request.getName()), VmRunnerProtos::toProto, observer);
+    }
+
+    @Override
+    public void continueMigration(GetVmRuntimeRequest request, StreamObserver<MigrationState> observer) {
+        reply(() -> runner.continueMigration(request.getName()), VmRunnerProtos::toProto, observer);
     }
 
     @Override
@@ -108,5 +120,11 @@ public final class VmRunnerGrpcService extends VmRunnerServiceGrpc.VmRunnerServi
             return;
         }
         call.setOnCancelHandler(unwatch[0]);
+    }
+
+    /** The first input names the VM and the offset; every input's bytes are typed. See {@link ConsoleCall}. */
+    @Override
+    public StreamObserver<ConsoleInput> console(StreamObserver<ConsoleOutput> observer) {
+        return new ConsoleCall(runner, (ServerCallStreamObserver<ConsoleOutput>) observer);
     }
 }

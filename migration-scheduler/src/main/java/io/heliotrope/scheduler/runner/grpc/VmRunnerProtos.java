@@ -32,6 +32,7 @@ public final class VmRunnerProtos {
                 .setStartedEpochMillis(runtime.startedEpochMillis())
                 .setIncoming(runtime.incoming())
                 .setMigrationPort(runtime.migrationPort())
+                .setMigrationStatus(runtime.migrationStatus())
                 .build();
     }
 
@@ -69,7 +70,7 @@ public final class VmRunnerProtos {
 
     static HandoverState toProto(io.heliotrope.scheduler.runner.HandoverState state) {
         return switch (state) {
-            case NONE -> HandoverState.HANDOVER_STATE_NONE;
+            case NONE, HELD -> HandoverState.HANDOVER_STATE_NONE;
             case ARMED -> HandoverState.HANDOVER_STATE_ARMED;
             case DONE -> HandoverState.HANDOVER_STATE_DONE;
             case FAILED -> HandoverState.HANDOVER_STATE_FAILED;

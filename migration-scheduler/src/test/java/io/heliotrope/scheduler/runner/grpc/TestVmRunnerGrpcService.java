@@ -4,26 +4,32 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.proto.controller.v1.VmSpec;
+import io.heliotrope.proto.storage.v1.ConsoleInput;
+import io.heliotrope.proto.storage.v1.ConsoleOutput;
 import io.heliotrope.proto.storage.v1.GetVmRuntimeRequest;
 import io.heliotrope.proto.storage.v1.HandoverState;
 import io.heliotrope.proto.storage.v1.MigrationState;
 import io.heliotrope.proto.storage.v1.VmRuntime;
+import io.heliotrope.scheduler.runner.LaunchRecord;
 import io.heliotrope.scheduler.runner.MigrationStatus;
 import io.heliotrope.scheduler.runner.MigrationTimes;
 import io.heliotrope.scheduler.runner.QemuRunner;
 import io.heliotrope.scheduler.runner.RunnerConfig;
 import io.heliotrope.scheduler.runner.TestingSiteDisks;
 import io.heliotrope.scheduler.runner.VmDefinition;
+import io.heliotrope.scheduler.runner.VmFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 class TestVmRunnerGrpcService {
     @TempDir
@@ -56,6 +62,41 @@ class TestVmRunnerGrpcService {
         assertThat(state.getDowntimeMillis()).isEqualTo(40);
         assertThat(state.getHandoverError()).isEqualTo("d0: late");
         assertThat(Duration.ofMillis(state.getExpectedDowntimeMillis())).isEqualTo(Duration.ofMillis(30));
+    }
+
+    @Test
+    void theConsoleOfAnUnknownVmIsNotFound() throws Exception {
+        try (QemuRunner runner = runner()) {
+            TestingServerCall<ConsoleOutput> call = new TestingServerCall<>(true);
+            new VmRunnerGrpcService(runner).console(call).onNext(ConsoleInput.newBuilder().setName("vm1").build());
+            Status status = Status.fromThrowable(call.failure);
+            assertThat(status.getCode()).isEqualTo(Status.Code.NOT_FOUND);
+            assertThat(status.getDescription()).isEqualTo("vm vm1 has not run at a");
+        }
+    }
+
+    @Test
+    void theConsoleOfAnExitedVmSendsTheLogOnceTheCallIsReadyThenTheReason() throws Exception {
+        VmFiles files = VmFiles.of(dir, "vm1");
+        Files.createDirectories(files.dir());
+        new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of(), null, null, null, null), false, -1, 0).write(files.launchRecord());
+        Files.writeString(files.consoleLog(), "old\nlast words\n");
+        Files.writeString(files.dir().resolve("exit-reason"), "guest shut down");
+        try (QemuRunner runner = runner()) {
+            TestingServerCall<ConsoleOutput> call = new TestingServerCall<>(false);
+            new VmRunnerGrpcService(runner).console(call).onNext(ConsoleInput.newBuilder().setName("vm1").setOffset(-12).build());
+            assertThat(call.values).isEmpty();
+
+            call.becomeReady();
+            assertThat(call.values).extracting(ConsoleOutput::getOffset, output -> output.getData().toStringUtf8(), ConsoleOutput::getEnded)
+                    .containsExactly(tuple(4L, "last words\n", ""), tuple(0L, "", "guest shut down"));
+            assertThat(call.completed).isTrue();
+        }
+    }
+
+    private QemuRunner runner() throws Exception {
+        TestingSiteDisks disks = new TestingSiteDisks(new InetSocketAddress("127.0.0.1", 1), image -> CompletableFuture.completedFuture(null));
+        return new QemuRunner(new RunnerConfig("a", dir, null, null, null, null, null), disks);
     }
 
     private static final class Reply<T> implements StreamObserver<T> {
