@@ -10,8 +10,9 @@ import static java.util.Objects.requireNonNull;
  * and whether it is a migration's destination.
  *
  * @param migrationPort the index of the migration port it listens on, or -1
+ * @param consoleStart the size of console.log when it started: where its console begins (QEMU appends to the log of earlier runs)
  */
-public record LaunchRecord(VmDefinition definition, boolean incoming, int migrationPort, long startedEpochMillis) {
+public record LaunchRecord(VmDefinition definition, boolean incoming, int migrationPort, long startedEpochMillis, long consoleStart) {
     public LaunchRecord {
         requireNonNull(definition, "definition is null");
     }

@@ -57,7 +57,8 @@ final class QemuLauncher {
         for (Path stale : List.of(files.pidfile(), files.qmpSocket(), files.consoleSocket(), files.migrationRecord(), files.dir().resolve(QemuVm.EXIT_REASON_FILE))) {
             Files.deleteIfExists(stale);
         }
-        LaunchRecord launch = new LaunchRecord(vm, incoming, port, System.currentTimeMillis());
+        long consoleStart = Files.exists(files.consoleLog()) ? Files.size(files.consoleLog()) : 0;
+        LaunchRecord launch = new LaunchRecord(vm, incoming, port, System.currentTimeMillis(), consoleStart);
         launch.write(files.launchRecord());
         List<String> command = QemuCommandLine.of(config.qemuBinary(), vm, files, nbd, incoming);
         log.info("{}: starting {}", vm.name(), String.join(" ", command));

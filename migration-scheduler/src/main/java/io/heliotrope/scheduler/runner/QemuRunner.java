@@ -203,12 +203,14 @@ public final class QemuRunner implements AutoCloseable {
 
     /**
      * Follows the VM's serial console here from {@code offset} of its console.log (negative:
-     * that many bytes before its end, at a line's start) into {@code sink}, until QEMU exits
-     * here or the console is closed. {@code VM_NOT_FOUND} for a VM that has not run here.
+     * that many bytes before its end, at a line's start), or with {@code fromLaunch} from
+     * where its current QEMU began, into {@code sink}, until QEMU exits here or the console
+     * is closed. {@code VM_NOT_FOUND} for a VM that has not run here.
      */
-    public VmConsole console(String name, long offset, VmConsole.Sink sink) {
+    public VmConsole console(String name, long offset, boolean fromLaunch, VmConsole.Sink sink) {
         try {
-            VmConsole console = new VmConsole(known(name), offset, consolePoller, sink);
+            QemuVm vm = known(name);
+            VmConsole console = new VmConsole(vm, fromLaunch ? vm.launch().consoleStart() : offset, consolePoller, sink);
             console.start();
             return console;
         } catch (IOException e) {

@@ -197,7 +197,7 @@ class QemuRunnerIT {
         try (QemuRunner runner = new QemuRunner(config("a", List.of(), Map.of()), disks)) {
             runner.start(guest.get().definition(), false).get(WAIT.toSeconds(), TimeUnit.SECONDS);
             TestingConsoleSink sink = new TestingConsoleSink();
-            VmConsole console = runner.console("vm1", 0, sink);
+            VmConsole console = runner.console("vm1", 0, false, sink);
             sink.await(text -> text.contains(TestingConsoleGuest.READY), BOOT);
             console.type("hello\n".getBytes(StandardCharsets.UTF_8));
             sink.await(text -> text.contains("got: hello"), WAIT);
@@ -208,7 +208,7 @@ class QemuRunnerIT {
             assertThat(found.state()).isEqualTo("running");
             assertThat(found.migrationStatus()).isEqualTo(VmRuntime.NO_MIGRATION);
             TestingConsoleSink sink = new TestingConsoleSink();
-            VmConsole console = runner.console("vm1", -12, sink);
+            VmConsole console = runner.console("vm1", -12, false, sink);
             sink.await(text -> text.equals("got: hello\n") || text.equals("got: hello\r\n"), WAIT);
             console.type("again\n".getBytes(StandardCharsets.UTF_8));
             sink.await(text -> text.contains("got: again"), WAIT);

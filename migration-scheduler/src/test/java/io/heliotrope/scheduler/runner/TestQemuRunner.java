@@ -103,7 +103,7 @@ class TestQemuRunner {
     void aQemuThatDiedWhileNoRunnerWatchedIsListedAsExited() throws Exception {
         VmFiles files = VmFiles.of(dir, "vm1");
         Files.createDirectories(files.dir());
-        new LaunchRecord(vm("vm1"), false, -1, 0).write(files.launchRecord());
+        new LaunchRecord(vm("vm1"), false, -1, 0, 0).write(files.launchRecord());
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         Files.writeString(files.pidfile(), Long.toString(gone.pid()));
@@ -128,7 +128,7 @@ class TestQemuRunner {
         FakeQemu(MigrationPlan plan, String migrationStatus) throws Exception {
             VmFiles files = VmFiles.of(dir, "vm1");
             Files.createDirectories(files.dir());
-            new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of("d0"), null, null, null, null), false, -1, 0).write(files.launchRecord());
+            new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of("d0"), null, null, null, null), false, -1, 0, 0).write(files.launchRecord());
             plan.write(files.migrationRecord());
             process = new ProcessBuilder("sh", "-c", "read line", files.qmpSocket().toString()).start();
             Files.writeString(files.pidfile(), Long.toString(process.pid()));

@@ -35,7 +35,7 @@ final class TestingQemu implements AutoCloseable {
             }
         });
         QmpClient qmp = QmpClient.connect(files.qmpSocket(), "vm1", new QmpCodec(), Duration.ofSeconds(10));
-        LaunchRecord launch = new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, disks, null, null, null, null), incoming, incoming ? 0 : -1, 0);
+        LaunchRecord launch = new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, disks, null, null, null, null), incoming, incoming ? 0 : -1, 0, 0);
         vm = new QemuVm("a", files, launch, process.pid(), qmp);
         vm.watch(events);
         server.nextCommand();

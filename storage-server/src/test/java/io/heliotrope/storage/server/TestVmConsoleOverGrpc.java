@@ -51,7 +51,7 @@ class TestVmConsoleOverGrpc {
         new Random(7).nextBytes(log);
         VmFiles files = VmFiles.of(dir, "vm1");
         Files.createDirectories(files.dir());
-        new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of(), null, null, null, null), false, -1, 0).write(files.launchRecord());
+        new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of(), null, null, null, null), false, -1, 0, 0).write(files.launchRecord());
         Files.write(files.consoleLog(), log);
         Files.writeString(files.dir().resolve("exit-reason"), "guest shut down");
 

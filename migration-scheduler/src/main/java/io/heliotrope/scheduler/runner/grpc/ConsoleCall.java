@@ -40,7 +40,7 @@ final class ConsoleCall implements StreamObserver<ConsoleInput>, VmConsole.Sink 
         VmConsole open = console;
         if (open == null) {
             try {
-                open = runner.console(input.getName(), input.getOffset(), this);
+                open = runner.console(input.getName(), input.getOffset(), input.getFromLaunch(), this);
             } catch (RuntimeException e) {
                 call.onError(GrpcErrors.toStatus(e));
                 return;

@@ -79,7 +79,7 @@ class TestVmRunnerGrpcService {
     void theConsoleOfAnExitedVmSendsTheLogOnceTheCallIsReadyThenTheReason() throws Exception {
         VmFiles files = VmFiles.of(dir, "vm1");
         Files.createDirectories(files.dir());
-        new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of(), null, null, null, null), false, -1, 0).write(files.launchRecord());
+        new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of(), null, null, null, null), false, -1, 0, 0).write(files.launchRecord());
         Files.writeString(files.consoleLog(), "old\nlast words\n");
         Files.writeString(files.dir().resolve("exit-reason"), "guest shut down");
         try (QemuRunner runner = runner()) {
@@ -91,6 +91,21 @@ class TestVmRunnerGrpcService {
             assertThat(call.values).extracting(ConsoleOutput::getOffset, output -> output.getData().toStringUtf8(), ConsoleOutput::getEnded)
                     .containsExactly(tuple(4L, "last words\n", ""), tuple(0L, "", "guest shut down"));
             assertThat(call.completed).isTrue();
+        }
+    }
+
+    @Test
+    void aConsoleFromLaunchStartsWhereTheCurrentQemuBegan() throws Exception {
+        VmFiles files = VmFiles.of(dir, "vm1");
+        Files.createDirectories(files.dir());
+        new LaunchRecord(new VmDefinition("vm1", 64L << 20, 1, List.of(), null, null, null, null), true, 0, 0, 12).write(files.launchRecord());
+        Files.writeString(files.consoleLog(), "earlier run\nthis run\n");
+        Files.writeString(files.dir().resolve("exit-reason"), "quit");
+        try (QemuRunner runner = runner()) {
+            TestingServerCall<ConsoleOutput> call = new TestingServerCall<>(true);
+            new VmRunnerGrpcService(runner).console(call).onNext(ConsoleInput.newBuilder().setName("vm1").setOffset(-100).setFromLaunch(true).build());
+            assertThat(call.values).extracting(ConsoleOutput::getOffset, output -> output.getData().toStringUtf8())
+                    .startsWith(tuple(12L, "this run\n"));
         }
     }
 
