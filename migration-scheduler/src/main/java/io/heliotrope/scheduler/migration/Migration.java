@@ -244,6 +244,7 @@ public final class Migration implements Runnable {
     private MigrationState followSource() {
         long deadline = request.getTimeoutMillis() == 0 ? Long.MAX_VALUE : startedNanos + TimeUnit.MILLISECONDS.toNanos(request.getTimeoutMillis());
         long silentSince = 0;
+        boolean sourceWasSilent = false;
         while (true) {
             if (cancelledBy != null) {
                 stopReason = "cancelled by " + cancelledBy;
@@ -261,6 +262,7 @@ public final class Migration implements Runnable {
             } catch (HeliotropeException e) {
                 long now = System.nanoTime();
                 silentSince = silentSince == 0 ? now : silentSince;
+                sourceWasSilent = true;
                 if (e.code().kind() != ErrorCode.Kind.RETRYABLE || now - silentSince > config.sourcePatience().toNanos()) {
                     stopReason = "lost the source: " + e.getMessage();
                     return null;
@@ -287,7 +289,12 @@ public final class Migration implements Runnable {
                 }
                 case "pre-switchover", "device" -> {
                     publish(progress(MigrationPhase.MIGRATION_PHASE_SWITCHOVER, state));
-                    if (ensemble != null && !continued && state.getStatus().equals("pre-switchover") && !switchOverTogether()) {
+                    boolean parked = !continued && state.getStatus().equals("pre-switchover");
+                    if (parked && ensemble != null && !switchOverTogether()) {
+                        return null;
+                    }
+                    // A source runner that restarted at pre-switchover parks: whether its predecessor began the handover, it cannot know.
+                    if (parked && ensemble == null && sourceWasSilent && state.getHandover() == HandoverState.HANDOVER_STATE_NONE && !handOverAndContinue()) {
                         return null;
                     }
                 }
@@ -315,14 +322,7 @@ public final class Migration implements Runnable {
     private boolean switchOverTogether() {
         String failed = awaitEnsemble(() -> ensemble.awaitParked(vmName()));
         if (failed == null) {
-            MigrationState handed;
-            try {
-                handed = source.handOver(vmName());
-            } catch (HeliotropeException e) {
-                handed = MigrationState.newBuilder().setHandover(HandoverState.HANDOVER_STATE_FAILED).setHandoverError(e.getMessage()).build();
-            }
-            if (handed.getHandover() != HandoverState.HANDOVER_STATE_DONE) {
-                stopReason = "the handoff at pre-switchover failed: " + handed.getHandoverError();
+            if (!handOver()) {
                 return false;
             }
             failed = awaitEnsemble(() -> ensemble.awaitHandedOver(vmName(), handoffDeadline()));
@@ -332,6 +332,30 @@ public final class Migration implements Runnable {
             stopReason = failed;
             return false;
         }
+        return continueMigration();
+    }
+
+    /** A migration alone whose source parked: hands over and continues. False (with {@link #stopReason}) when it must roll back. */
+    private boolean handOverAndContinue() {
+        log.info("{}: the source at {} parked at pre-switchover after a restart: handing over", vmName(), from);
+        return handOver() && continueMigration();
+    }
+
+    private boolean handOver() {
+        MigrationState handed;
+        try {
+            handed = source.handOver(vmName());
+        } catch (HeliotropeException e) {
+            handed = MigrationState.newBuilder().setHandover(HandoverState.HANDOVER_STATE_FAILED).setHandoverError(e.getMessage()).build();
+        }
+        if (handed.getHandover() != HandoverState.HANDOVER_STATE_DONE) {
+            stopReason = "the handoff at pre-switchover failed: " + handed.getHandoverError();
+            return false;
+        }
+        return true;
+    }
+
+    private boolean continueMigration() {
         continued = true;
         try {
             source.continueMigration(vmName());

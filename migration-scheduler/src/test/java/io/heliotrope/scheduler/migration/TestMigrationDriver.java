@@ -101,6 +101,18 @@ class TestMigrationDriver {
     }
 
     @Test
+    void aSourceThatRestartedParkedAtPreSwitchoverIsHandedOverAndContinued() throws Exception {
+        virginia.then("web", status("active")).then("web", status("pre-switchover"));
+        virginia.silentUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        taiwan.then(MigrationState.newBuilder().setStatus("completed").setVmState("running").setResumeMicros(1).build());
+
+        MigrationRecord record = driver.start(request()).result().get(10, TimeUnit.SECONDS);
+
+        assertThat(record.getOutcome()).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED);
+        assertThat(virginia.calls).containsSubsequence("handOver web", "continueMigration web");
+    }
+
+    @Test
     void aSourceSilentForLongerThanItsPatienceRollsBack() throws Exception {
         virginia.then(status("active"));
         virginia.silentUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
