@@ -31,7 +31,7 @@ public final class ImageTransfer {
     public record Result(long sizeBytes, long dataBytes, ImageFormat format) {}
 
     /** Where an import creates its image and fills it: the controller's catalog and one of its sites, or a standalone site. */
-    interface Destination {
+    public interface Destination {
         /** Creates an empty image and returns where it is served. */
         NbdImage create(String name, long sizeBytes);
 

@@ -11,8 +11,8 @@ import static java.util.Objects.requireNonNull;
  * An image as a site's NBD server serves it: where an import writes and an export reads.
  * With a controller, opening it for write at that site takes the image's write lease.
  */
-record NbdImage(String host, int port, String name) {
-    NbdImage {
+public record NbdImage(String host, int port, String name) {
+    public NbdImage {
         requireNonNull(host, "host is null");
         requireNonNull(name, "name is null");
     }
