@@ -1,7 +1,16 @@
 package io.heliotrope.cli;
 
-import picocli.CommandLine;
+import io.heliotrope.cli.image.ImageCommand;
+import io.heliotrope.cli.print.CliErrors;
+import io.heliotrope.cli.server.ControllerCommand;
+import io.heliotrope.cli.server.Logging;
+import io.heliotrope.cli.server.ServeCommand;
+import io.heliotrope.cli.status.RttCommand;
+import io.heliotrope.cli.status.StatusCommand;
+import io.heliotrope.cli.up.UpCommand;
+import io.heliotrope.cli.vm.VmCommand;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The {@code helio} command. */
 @Command(name = "helio",
@@ -19,7 +28,7 @@ public final class Helio {
         System.exit(commandLine().execute(args));
     }
 
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         CommandLine commandLine = new CommandLine(new Helio());
         commandLine.setCaseInsensitiveEnumValuesAllowed(true);
         commandLine.setExecutionExceptionHandler((failure, cmd, parseResult) -> CliErrors.report(failure, cmd.getErr()));

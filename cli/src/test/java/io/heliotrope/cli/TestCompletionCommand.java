@@ -1,5 +1,6 @@
 package io.heliotrope.cli;
 
+import io.heliotrope.cli.print.CliErrors;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 

@@ -1,0 +1,100 @@
+package io.heliotrope.cli.image;
+
+import io.heliotrope.cli.print.Ages;
+import io.heliotrope.cli.print.Table;
+import io.heliotrope.proto.controller.v1.ClusterImage;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
+import io.heliotrope.proto.controller.v1.ImageConfig;
+import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.SiteBlocks;
+import io.heliotrope.proto.controller.v1.SiteHealth;
+import io.heliotrope.proto.controller.v1.SiteImageState;
+import io.heliotrope.proto.controller.v1.TransitionCount;
+import io.heliotrope.proto.storage.v1.SiteImageStatus;
+
+import java.io.PrintStream;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static io.heliotrope.cli.print.Sizes.format;
+
+/** {@code helio image show} under a controller: an image as the catalog has it, merged with what each site reports. */
+final class ImageShow {
+    private ImageShow() {}
+
+    /** @param cluster the controller's answer for one image: that image and every site */
+    static void print(ClusterStatus cluster, PrintStream out) {
+        ClusterImage clusterImage = cluster.getImages(0);
+        ImageStatus status = clusterImage.getStatus();
+        ImageConfig image = status.getConfig();
+        Lease lease = status.getLease();
+        out.println("name:        " + image.getName());
+        out.println("identity:    " + image.getUuid());
+        out.println("size:        " + image.getSizeBytes() + " (" + format(image.getSizeBytes()) + ")");
+        out.println("created:     " + Instant.ofEpochMilli(image.getCreatedEpochMillis()));
+        replication(image, out);
+        out.println("lease:       " + (lease.getHolder().isEmpty()
+                ? "none (last epoch " + lease.getEpoch() + ")"
+                : "held by " + lease.getHolder() + ", epoch " + lease.getEpoch() + ", expires " + Instant.ofEpochMilli(lease.getExpiresEpochMillis())
+                        + (lease.getMovingTo().isEmpty() ? "" : ", moving to " + lease.getMovingTo())));
+        out.println("metaSeq:     " + status.getMetaSeq() + " (snapshot at " + status.getSnapshotSeq() + ", " + status.getMetadataBytes() + " bytes in ZooKeeper)");
+        out.println("transition hint:");
+        Transitions.print(out, image.getTransitionHint());
+        out.println("observed lease moves:");
+        if (image.getObservedMovesCount() == 0) {
+            out.println("  none");
+        }
+        for (TransitionCount move : image.getObservedMovesList()) {
+            out.printf("  %s -> %s: %d%n", move.getFromSite(), move.getToSite(), move.getMoves());
+        }
+        out.println("transitions in use (a hint row weighs as much as 10 observed moves):");
+        Transitions.print(out, image.getTransitions());
+        out.println("sites, in blocks of " + format(image.getBlockSize()) + ":");
+        sites(cluster, clusterImage, out);
+        out.println("  (current: the block's latest version is there; dirty: written there, not yet flushed to the controller;");
+        out.println("  queued: waiting there to be pushed to other sites, lag: how long the oldest has waited)");
+        out.println("  blocks whose latest version is zero: " + status.getZeroBlocks());
+    }
+
+    /** One line per registered site, and per other site that the catalog says holds blocks. */
+    private static void sites(ClusterStatus cluster, ClusterImage image, PrintStream out) {
+        Map<String, SiteHealth> health = cluster.getSitesList().stream().collect(Collectors.toMap(site -> site.getSite().getName(), Function.identity(), (a, b) -> a));
+        Map<String, Long> current = image.getStatus().getCurrentBlocksList().stream().collect(Collectors.toMap(SiteBlocks::getSite, SiteBlocks::getBlocks, Long::sum));
+        Map<String, SiteImageStatus> state = image.getSitesList().stream().collect(Collectors.toMap(SiteImageState::getSite, SiteImageState::getImage, (a, b) -> a));
+        TreeSet<String> names = new TreeSet<>(health.keySet());
+        names.addAll(current.keySet());
+        long blockSize = image.getStatus().getConfig().getBlockSize();
+        Table table = new Table("<>>>>>>", "SITE", "CURRENT", "ALLOCATED", "DIRTY", "QUEUED", "LAG", "CONNECTIONS");
+        for (String name : names) {
+            SiteHealth site = health.get(name);
+            boolean up = site != null && site.getUp();
+            String label = name + (site == null ? " (not registered)" : up ? "" : " (down)");
+            SiteImageStatus here = state.getOrDefault(name, SiteImageStatus.getDefaultInstance());
+            // A site that answers without a status (an older one) has nothing to show; one that reports no copy holds none.
+            if (up && site.hasStatus()) {
+                table.add(label, current.getOrDefault(name, 0L), format(here.getAllocatedBlocks() * blockSize), here.getDirtyBlocks(),
+                        here.getQueuedBlocks(), here.getQueuedBlocks() == 0 ? "-" : Ages.format(here.getOldestQueuedMillis()), here.getConnections());
+            } else {
+                table.add(label, current.getOrDefault(name, 0L), "-", "-", "-", "-", "-");
+            }
+        }
+        table.print(out, "  ");
+    }
+
+    /** The replication settings, one per line. */
+    static void replication(ImageConfig image, PrintStream out) {
+        out.println("mode:        " + ReplicationOptions.mode(image) + " (K " + number(image.getKFactor()) + ", S " + number(image.getSRatio()) + ")");
+        out.println("home:        " + (image.getHome().isEmpty() ? "none yet (the first site to open it for writing)" : image.getHome()));
+        out.println("sync copies: " + image.getSyncCopies());
+        out.println("bandwidth:   " + (image.getBandwidthBytesPerSecond() == 0 ? "no cap" : format(image.getBandwidthBytesPerSecond()) + "/s"));
+        out.println("budget:      " + (image.getBudgetBytesPerDay() == 0 ? "none" : format(image.getBudgetBytesPerDay()) + " a day"));
+    }
+
+    private static String number(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
+    }
+}

@@ -1,0 +1,70 @@
+package io.heliotrope.cli.server;
+
+import io.heliotrope.cli.print.DurationConverter;
+import io.heliotrope.controller.server.ControllerConfig;
+import io.heliotrope.controller.server.ControllerServer;
+import io.heliotrope.scheduler.migration.DriverConfig;
+import io.heliotrope.scheduler.migration.grpc.DriverHost;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+@Command(name = "controller",
+        mixinStandardHelpOptions = true,
+        description = {"Run a meta-controller: site registry, image catalog, write leases and block metadata,",
+                "all kept in ZooKeeper. Run as many as you like against one ensemble; any may stop."})
+public final class ControllerCommand implements Callable<Integer> {
+    @Option(names = "--zookeeper", required = true, paramLabel = "CONNECT", description = "ZooKeeper connect string, e.g. zk1:2181,zk2:2181,zk3:2181.")
+    String zookeeper;
+
+    @Option(names = "--bind", paramLabel = "HOST", defaultValue = "127.0.0.1", description = "Address to listen on (default: ${DEFAULT-VALUE}).")
+    String bind;
+
+    @Option(names = "--grpc-port", paramLabel = "PORT", defaultValue = "" + ControllerConfig.DEFAULT_GRPC_PORT, description = "gRPC port (default: ${DEFAULT-VALUE}; 0 picks one).")
+    int grpcPort;
+
+    @Option(names = "--status-port", paramLabel = "PORT", defaultValue = "" + ControllerConfig.DEFAULT_STATUS_PORT,
+            description = "HTTP port of the status page, its JSON API and /metrics (default: ${DEFAULT-VALUE}; 0 picks one).")
+    int statusPort;
+
+    @Option(names = "--lease-ttl", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "15s",
+            description = "How long a write lease lasts unless its holder renews it (default: ${DEFAULT-VALUE}).")
+    Duration leaseTtl;
+
+    @Option(names = "--log-file", paramLabel = "FILE",
+            description = "Where the full log goes, rolled over at 50 MiB (default: ~/.local/state/heliotrope/logs/controller-PORT.log); "
+                    + "the console shows our events and the libraries' warnings.")
+    Path logFile;
+
+    @Override
+    public Integer call() throws Exception {
+        List<ServerPort> listening = List.of(new ServerPort("controller gRPC", bind, grpcPort, "--grpc-port"),
+                new ServerPort("controller status page", bind, statusPort, "--status-port"));
+        PortsInUse.check(listening);
+        Path log = logFile != null ? logFile : StateDirectory.resolve("logs").resolve("controller-" + grpcPort + ".log");
+        Logging.consoleAndFile(log);
+        ControllerServer server;
+        try {
+            server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, statusPort, leaseTtl, null, null));
+        } catch (IOException | RuntimeException e) {
+            throw PortsInUse.explain(e, listening);
+        }
+        DriverHost driver = new DriverHost(bind + ":" + server.grpcPort(), Map.of(), DriverConfig.DEFAULT);
+        server.addService(driver.service());
+        System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s), status page http://%s:%d/; log in %s%n",
+                bind, server.grpcPort(), zookeeper, leaseTtl, bind, server.statusPort(), log);
+        System.out.flush();
+        // The driver stops first: a migration it drives may still call the controller while it ends.
+        return Running.untilStopped(() -> {
+            try (server) {
+                driver.close();
+            }
+        });
+    }
+}

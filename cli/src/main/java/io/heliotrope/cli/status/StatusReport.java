@@ -1,0 +1,95 @@
+package io.heliotrope.cli.status;
+
+import io.heliotrope.cli.client.Target;
+import io.heliotrope.cli.image.ImageList;
+import io.heliotrope.cli.print.Ages;
+import io.heliotrope.cli.print.Table;
+import io.heliotrope.proto.controller.v1.ClusterImage;
+import io.heliotrope.proto.controller.v1.ClusterStatus;
+import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.SiteHealth;
+import io.heliotrope.proto.controller.v1.SiteImageState;
+import io.heliotrope.proto.storage.v1.PeerTraffic;
+import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SiteStatus;
+import io.heliotrope.storage.BlockStore;
+
+import java.io.PrintStream;
+import java.time.Instant;
+
+import static io.heliotrope.cli.print.Sizes.format;
+
+/** What {@code helio status} prints for people. */
+final class StatusReport {
+    private StatusReport() {}
+
+    static void cluster(ClusterStatus cluster, Target controller, PrintStream out) {
+        long now = cluster.getGeneratedEpochMillis();
+        out.println(controller.describe() + ", at " + Instant.ofEpochMilli(now));
+        out.println("sites:");
+        Table sites = new Table("<<<<<<", "SITE", "STATE", "GRPC", "NBD", "LAST SEEN", "NOTE");
+        for (SiteHealth site : cluster.getSitesList()) {
+            sites.add(site.getSite().getName(), site.getUp() ? "up" : "down", site.getSite().getGrpcAddress(), site.getSite().getNbdAddress(),
+                    site.getLastSeenEpochMillis() == 0 ? "never" : Ages.format(Math.max(0, now - site.getLastSeenEpochMillis())) + " ago",
+                    site.getError());
+        }
+        printOrNone(sites, out);
+        out.println("round trips in ms (rows measured from, columns to):");
+        if (cluster.getRtt().getRowsCount() == 0) {
+            out.println("  none reported yet");
+        } else {
+            RttCommand.print(cluster.getRtt(), out);
+        }
+        out.println("images:");
+        if (cluster.getImagesCount() == 0) {
+            out.println("  none");
+        } else {
+            ImageList.print(cluster.getImagesList(), out, "  ");
+        }
+        out.println("transfers in flight (blocks waiting at a site to be pushed to others):");
+        Table transfers = new Table("<<>>", "IMAGE", "SITE", "QUEUED", "LAG");
+        Table migrations = new Table("<<<>", "IMAGE", "FROM", "TO", "EPOCH");
+        for (ClusterImage image : cluster.getImagesList()) {
+            String name = image.getStatus().getConfig().getName();
+            for (SiteImageState site : image.getSitesList()) {
+                if (site.getImage().getQueuedBlocks() > 0) {
+                    transfers.add(name, site.getSite(), site.getImage().getQueuedBlocks(), Ages.format(site.getImage().getOldestQueuedMillis()));
+                }
+            }
+            Lease lease = image.getStatus().getLease();
+            if (!lease.getMovingTo().isEmpty()) {
+                migrations.add(name, lease.getHolder(), lease.getMovingTo(), lease.getEpoch());
+            }
+        }
+        printOrNone(transfers, out);
+        out.println("migrations in flight (write leases being handed over):");
+        printOrNone(migrations, out);
+    }
+
+    static void site(SiteStatus status, Target site, PrintStream out) {
+        out.println("site " + status.getSite() + ": " + site.describe() + ", started " + Instant.ofEpochMilli(status.getStartedEpochMillis()));
+        out.println("images (blocks of " + format(BlockStore.BLOCK_SIZE) + "):");
+        Table images = new Table("<>>>>>>", "NAME", "DATA", "ZERO", "DIRTY", "QUEUED", "LAG", "CONNECTIONS");
+        for (SiteImageStatus image : status.getImagesList()) {
+            images.add(image.getName(), image.getAllocatedBlocks(), image.getZeroBlocks(), image.getDirtyBlocks(), image.getQueuedBlocks(),
+                    image.getQueuedBlocks() == 0 ? "-" : Ages.format(image.getOldestQueuedMillis()), image.getConnections());
+        }
+        printOrNone(images, out);
+        if (status.getPeersCount() > 0) {
+            out.println("peers (block bytes since the site started):");
+            Table peers = new Table("<>>", "PEER", "PUSHED", "FETCHED");
+            for (PeerTraffic peer : status.getPeersList()) {
+                peers.add(peer.getPeer(), format(peer.getPushedBytes()), format(peer.getFetchedBytes()));
+            }
+            peers.print(out, "  ");
+        }
+    }
+
+    private static void printOrNone(Table table, PrintStream out) {
+        if (table.hasRows()) {
+            table.print(out, "  ");
+        } else {
+            out.println("  none");
+        }
+    }
+}
