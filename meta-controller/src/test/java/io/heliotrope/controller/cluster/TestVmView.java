@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +64,7 @@ class TestVmView {
         TestingSite virginia = site("virginia");
         virginia.runs(runtime("web", "running", ""), runtime("crashed", "exited", "crashed: qemu: could not open disk"));
         TestingSite oregon = site("oregon");
-        register("taiwan", "127.0.0.1:" + closedPort());
+        register("taiwan", "127.0.0.1:" + TestingSite.closedPort());
         controller.createImage("root-disk", 16);
         controller.openForWrite("root-disk", "virginia");
         for (String vm : List.of("web", "crashed", "stopped")) {
@@ -154,11 +153,5 @@ class TestVmView {
 
     private void register(String name, String address) {
         await(controller.service().registerSite(new Site(name, address, "", 0)));
-    }
-
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

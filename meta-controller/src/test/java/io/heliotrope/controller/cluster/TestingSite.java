@@ -13,6 +13,7 @@ import io.heliotrope.proto.storage.v1.VmRuntime;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -60,6 +61,13 @@ final class TestingSite implements AutoCloseable {
             }
         });
         this.port = server.getPort();
+    }
+
+    /** A port nothing listens on: a site registered there is down. */
+    static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     int port() {
