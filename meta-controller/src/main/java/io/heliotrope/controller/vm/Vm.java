@@ -46,8 +46,8 @@ public record Vm(VmSpec spec, String site, long createdEpochMillis, long version
         return new Vm(spec, site, createdEpochMillis, version, migrations, inFlight);
     }
 
-    /** Whether a migration of this id is in its history already. */
+    /** Whether a migration of this id (not empty) is in its history already. */
     public boolean recorded(String migrationId) {
-        return migrations.stream().anyMatch(record -> record.id().equals(migrationId));
+        return !migrationId.isEmpty() && migrations.stream().anyMatch(record -> record.id().equals(migrationId));
     }
 }

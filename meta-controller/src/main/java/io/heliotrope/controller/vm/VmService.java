@@ -102,11 +102,19 @@ public final class VmService {
     /**
      * Appends a migration's result to the VM's history, which keeps the newest
      * {@value Vm#MAX_MIGRATIONS}, clears its migration in flight and counts it in the metrics.
+     * A record whose id is in the history already (a driver that retried) changes nothing.
      */
     public CompletableFuture<Vm> recordMigration(String name, MigrationRecord record) {
         requireNonNull(record, "record is null");
         return async(() -> {
-            Vm vm = vms.update(name, current -> current.withMigration(record));
+            boolean[] appended = new boolean[1];
+            Vm vm = vms.update(name, current -> {
+                appended[0] = !current.recorded(record.id());
+                return appended[0] ? current.withMigration(record) : current;
+            });
+            if (!appended[0]) {
+                return vm;
+            }
             metrics.recorded(record);
             log.info("{}: migration {} from {} to {}: {}{}", name, record.id(), record.fromSite(), record.toSite(), record.outcome(),
                     record.reason().isEmpty() ? "" : " (" + record.reason() + ")");

@@ -149,6 +149,8 @@ class TestVmService {
         assertThat(recorded.inFlight()).isNull();
         assertThat(recorded.migrations()).containsExactly(record("m1"));
         assertThat(await(vms.reportMigration("web", inFlight("m1", "switchover", 0)))).as("a report that came late").isEqualTo(recorded);
+        assertThat(await(vms.recordMigration("web", record("m1")))).as("a record sent again").isEqualTo(recorded);
+        assertThat(controller.metrics().registry().get("heliotrope.migrations").tag("outcome", "rolled_back").counter().count()).isEqualTo(1);
         assertThat(await(vms.get("web")).inFlight()).isNull();
     }
 
