@@ -1,6 +1,12 @@
 package io.heliotrope.it;
 
 import io.heliotrope.controller.http.TestingBrowser;
+import io.heliotrope.proto.controller.v1.MigrationInFlight;
+import io.heliotrope.proto.controller.v1.MigrationOutcome;
+import io.heliotrope.proto.controller.v1.MigrationRecord;
+import io.heliotrope.proto.controller.v1.RecordMigrationRequest;
+import io.heliotrope.proto.controller.v1.ReportMigrationRequest;
+import io.heliotrope.proto.controller.v1.VmServiceGrpc;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -9,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.it.Tools.helio;
 import static io.heliotrope.it.Tools.ok;
@@ -17,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The controller's status page in Debian's headless chromium, on a real controller and two
  * sites behind a 75 ms WAN: what it shows after writes at one site and a move of the lease
- * to the other, and that it says so when the controller loses ZooKeeper and when it stops
- * answering.
+ * to the other, a VM with a migration in flight and then done, and that it says so when the
+ * controller loses ZooKeeper and when it stops answering.
  */
 class StatusPageIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -46,6 +53,8 @@ class StatusPageIT {
                 browser.await("taiwan to virginia measured at 70 to 200 ms", TIMEOUT,
                         "const rtt = Number(document.querySelector('#rtt td[data-from=taiwan][data-to=virginia]')?.dataset.rttMs);"
                         + " return rtt >= 70 && rtt <= 200;");
+
+                showsAVmAndItsMigrations(controller, browser);
 
                 // The first 8 MiB at virginia: regions 0 to 15.
                 ok("qemu-io", "-f", "raw", "-c", "write -P 0x11 0 8M", sites.site(VIRGINIA).nbdUri("demo"));
@@ -97,6 +106,33 @@ class StatusPageIT {
                 throw new AssertionError(e.getMessage() + "\n" + sites.logs(), e);
             }
         }
+    }
+
+    /**
+     * A VM defined but not started, then a migration of it as its driver reports it: in flight
+     * with its progress, then in the history once recorded (no QEMU runs; the lead's migration
+     * IT shows a real one).
+     */
+    private static void showsAVmAndItsMigrations(TestingController controller, TestingBrowser browser) {
+        helio("vm", "create", "web", "--site", VIRGINIA, "--disk", "demo", "--memory", "128M", "--controller", controller.target()).assertSuccess();
+        browser.await("the VM, not running at virginia", TIMEOUT,
+                "return document.querySelector('#vm-web [data-field=state]')?.textContent === 'not running';");
+        assertThat(browser.attributes("#vm-web .disk", "data-image")).containsExactly("demo");
+        assertThat(browser.text("#vm-web [data-field=site]")).isEqualTo(VIRGINIA);
+
+        VmServiceGrpc.VmServiceBlockingStub vms = VmServiceGrpc.newBlockingStub(controller.channel()).withDeadlineAfter(10, TimeUnit.SECONDS);
+        vms.reportMigration(ReportMigrationRequest.newBuilder().setName("web").setInFlight(MigrationInFlight.newBuilder().setId("m1")
+                .setFromSite(VIRGINIA).setToSite(TAIWAN).setPhase("precopy").setStartedEpochMillis(System.currentTimeMillis())
+                .setRamTotal(128L << 20).setRamRemaining(32L << 20).setRequestedBy("operator")).build());
+        browser.await("the migration in flight", TIMEOUT, "return document.querySelector('tr.migration-in-flight[data-vm=web]') !== null;");
+        assertThat(browser.text("tr.migration-in-flight[data-vm=web] [data-field=ram-sent]")).isEqualTo("75% of 128.0 MiB");
+
+        vms.recordMigration(RecordMigrationRequest.newBuilder().setName("web").setRecord(MigrationRecord.newBuilder().setId("m1")
+                .setFromSite(VIRGINIA).setToSite(TAIWAN).setOutcome(MigrationOutcome.MIGRATION_OUTCOME_CANCELLED).setReason("asked to")
+                .setRequestedBy("operator").setStartedEpochMillis(System.currentTimeMillis())).build());
+        browser.await("the migration in the history", TIMEOUT, "return document.querySelector('#migration-history tr.migration-done[data-vm=web]') !== null"
+                + " && document.querySelector('tr.migration-in-flight') === null;");
+        assertThat(browser.attributes("#migration-history tr.migration-done", "data-outcome")).containsExactly("cancelled");
     }
 
     /** Every region of a 64 MiB image zeros but {@code count} regions from {@code first}, held by {@code site}. */

@@ -1,5 +1,6 @@
 package io.heliotrope.controller.cluster;
 
+import io.grpc.Channel;
 import io.grpc.Status;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.controller.catalog.ImageConfig;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,7 +48,8 @@ import static java.util.Objects.requireNonNull;
  * its {@code GetSiteStatus} once a poll interval, each call with a short deadline, and keeps
  * per site whether it answered, when it last did, why the last call failed, and its last
  * status, kept while it is down. A site that does not implement the call answered all the
- * same: it is up, without a status. Each round also counts the live write leases for the
+ * same: it is up, without a status. In the same round it asks each site's VM runner what it
+ * runs ({@link SiteRunners}). Each round also counts the live write leases for the
  * metrics. A site going down or coming back is logged once, not at every round.
  */
 public final class ClusterView implements AutoCloseable {
@@ -62,6 +65,7 @@ public final class ClusterView implements AutoCloseable {
     private final ClusterViewConfig config;
     private final Clock clock;
     private final SiteChannels channels = new SiteChannels();
+    private final SiteRunners runners = new SiteRunners();
     private final Map<String, SiteState> sites = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor poller;
     private volatile int registered;
@@ -143,7 +147,9 @@ public final class ClusterView implements AutoCloseable {
             CompletableFuture<Integer> leases = service.leasesHeld();
             List<Site> registry = await(service.listSites(), REGISTRY_WAIT);
             registered = registry.size();
-            sites.keySet().retainAll(registry.stream().map(Site::name).collect(Collectors.toSet()));
+            Set<String> names = registry.stream().map(Site::name).collect(Collectors.toSet());
+            sites.keySet().retainAll(names);
+            runners.retain(names);
             channels.retain(registry.stream().map(Site::grpcAddress).collect(Collectors.toSet()));
             CompletableFuture<?>[] calls = registry.stream().map(this::ask).toArray(CompletableFuture[]::new);
             metrics.leasesHeld(await(leases, REGISTRY_WAIT));
@@ -171,13 +177,24 @@ public final class ClusterView implements AutoCloseable {
         }
     }
 
+    /** What each site's VM runner said at the last round. */
+    SiteRunners runners() {
+        return runners;
+    }
+
     private CompletableFuture<Void> ask(Site site) {
         if (site.grpcAddress().isEmpty()) {
             failed(site, "no gRPC address registered");
+            runners.unreachable(site.name());
             return CompletableFuture.completedFuture(null);
         }
+        Channel channel = channels.channel(site.grpcAddress());
+        return CompletableFuture.allOf(askStatus(site, channel), runners.ask(site.name(), channel, config.callTimeout()));
+    }
+
+    private CompletableFuture<Void> askStatus(Site site, Channel channel) {
         ResponseFuture<SiteStatus> response = new ResponseFuture<>();
-        ImageServiceGrpc.newStub(channels.channel(site.grpcAddress()))
+        ImageServiceGrpc.newStub(channel)
                 .withDeadlineAfter(config.callTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .getSiteStatus(GetSiteStatusRequest.getDefaultInstance(), response);
         return response.handle((status, failure) -> {

@@ -2,9 +2,9 @@ package io.heliotrope.controller.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import io.heliotrope.controller.cluster.VmsStatus;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.error.HttpErrors;
@@ -13,6 +13,7 @@ import io.heliotrope.http.Reply;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +26,8 @@ import static java.util.Objects.requireNonNull;
  * The JSON API of the status port: {@code /api/status[?image=NAME]} and
  * {@code /api/locality?image=NAME[&regions=N]} answer with the messages of
  * controller_service.proto in protobuf's JSON mapping (lowerCamelCase names, 64-bit
- * numbers as strings, fields at their defaults included). An error is
+ * numbers as strings, fields at their defaults included); {@code /api/vms} with
+ * {@link VmsStatus} (lowerCamelCase names, numbers as numbers). An error is
  * {@code {"error": "IMAGE_NOT_FOUND", "message": "..."}} with the HTTP status of its code;
  * an answer that takes longer than {@value #WAIT_SECONDS} s is a 503, so that the page tells
  * of a controller that cannot reach ZooKeeper before the browser gives up on it.
@@ -50,6 +52,10 @@ final class StatusApi {
         return answer(() -> source.locality().apply(image(request), regions(request)));
     }
 
+    Reply vms(GetRequest request) {
+        return reply(() -> MAPPER.writeValueAsString(await(source.vms().get())));
+    }
+
     private static String image(GetRequest request) {
         String image = request.parameter("image", "");
         if (image.isEmpty()) {
@@ -69,20 +75,24 @@ final class StatusApi {
     }
 
     private static Reply answer(Supplier<CompletableFuture<? extends Message>> call) {
+        return reply(() -> PRINTER.print(await(call.get())));
+    }
+
+    private static Reply reply(JsonAnswer answer) {
         try {
-            return Reply.of(200, Reply.JSON, PRINTER.print(await(call.get())));
+            return Reply.of(200, Reply.JSON, answer.json());
         } catch (HeliotropeException e) {
             if (e.code().kind() == ErrorCode.Kind.INTERNAL) {
                 log.error("internal error", e);
             }
             return error(HttpErrors.status(e.code()), e.code().name(), e.getMessage());
-        } catch (InvalidProtocolBufferException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             log.error("internal error", e);
             return error(500, "INTERNAL", "internal error; the controller's log has the details");
         }
     }
 
-    private static Message await(CompletableFuture<? extends Message> answer) {
+    private static <T> T await(CompletableFuture<T> answer) {
         try {
             return answer.get(WAIT_SECONDS, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
@@ -105,4 +115,9 @@ final class StatusApi {
     }
 
     private record ErrorBody(String error, String message) {}
+
+    /** The JSON of an answer, waited for. */
+    private interface JsonAnswer {
+        String json() throws IOException;
+    }
 }

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 
 /**
  * The controller's status port: Prometheus metrics on {@code /metrics}, the cluster as JSON
- * on {@code /api/status} and {@code /api/locality} (see {@link StatusApi}), and the live
+ * on {@code /api/status}, {@code /api/locality} and {@code /api/vms} (see {@link StatusApi}), and the live
  * status page on {@code /}.
  */
 public final class StatusHttpServer {
@@ -27,6 +27,7 @@ public final class StatusHttpServer {
         routes.put("/metrics", request -> Reply.prometheus(metrics.get()));
         routes.put("/api/status", api::status);
         routes.put("/api/locality", api::locality);
+        routes.put("/api/vms", api::vms);
         return GetServer.start(address, "controller-http", THREADS, routes);
     }
 }

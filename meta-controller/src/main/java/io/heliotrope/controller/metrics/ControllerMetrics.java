@@ -1,5 +1,6 @@
 package io.heliotrope.controller.metrics;
 
+import io.heliotrope.controller.vm.MigrationMetrics;
 import io.heliotrope.controller.zookeeper.ZooKeeperMetrics;
 import io.heliotrope.error.HeliotropeException;
 import io.micrometer.core.instrument.Counter;
@@ -20,7 +21,7 @@ import java.util.stream.LongStream;
  * The controller's meters, in the one registry whose Prometheus text {@link #scrape} gives:
  * opens by mode and outcome, flushes with their latency (a histogram) and blocks, write
  * leases held and leases granted anew after they expired, ZooKeeper operations
- * ({@link ZooKeeperMetrics}) and the sites the cluster view finds up. An outcome is
+ * ({@link ZooKeeperMetrics}), the migrations recorded ({@link MigrationMetrics}) and the sites the cluster view finds up. An outcome is
  * {@code ok} or the lowercase {@code ErrorCode} of the failure, {@code internal} for
  * anything else: this is the one place that turns errors into metric tags.
  */
@@ -31,6 +32,7 @@ public final class ControllerMetrics implements AutoCloseable {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ZooKeeperMetrics zooKeeper = new ZooKeeperMetrics(registry);
+    private final MigrationMetrics migrations = new MigrationMetrics(registry);
     private final Counter flushedBlocks;
     private final Counter leasesExpired;
     private final AtomicInteger leasesHeld = new AtomicInteger();
@@ -53,6 +55,10 @@ public final class ControllerMetrics implements AutoCloseable {
 
     public ZooKeeperMetrics zooKeeper() {
         return zooKeeper;
+    }
+
+    public MigrationMetrics migrations() {
+        return migrations;
     }
 
     /** Every meter in the Prometheus text format (version 0.0.4). */

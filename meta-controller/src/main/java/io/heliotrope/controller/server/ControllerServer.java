@@ -6,6 +6,7 @@ import io.grpc.util.MutableHandlerRegistry;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.cluster.ClusterViewConfig;
+import io.heliotrope.controller.cluster.VmView;
 import io.heliotrope.controller.http.StatusHttpServer;
 import io.heliotrope.controller.http.StatusSource;
 import io.heliotrope.controller.metadata.CompactionPolicy;
@@ -71,12 +72,13 @@ public final class ControllerServer implements AutoCloseable {
             components.push(cluster);
             ExecutorService calls = BoundedExecutors.fixed("controller-grpc", GRPC_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(calls, SHUTDOWN_PATIENCE));
-            VmService vms = new VmService(zk, new ZooKeeperLayout(serviceConfig.rootPath()), Clock.systemUTC(), executor);
+            VmService vms = new VmService(zk, new ZooKeeperLayout(serviceConfig.rootPath()), Clock.systemUTC(), executor, metrics.migrations());
+            VmView vmView = new VmView(vms, service, cluster, Clock.systemUTC());
             grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, FLOW_CONTROL_WINDOW, added,
                     new ControllerGrpcService(service, cluster), new VmGrpcService(vms));
             components.push(() -> GrpcServers.shutdown(grpc));
             status = StatusHttpServer.start(new InetSocketAddress(config.bindAddress(), config.statusPort()),
-                    new StatusSource(cluster::statusAsync, cluster::localityAsync), metrics::scrape);
+                    new StatusSource(cluster::statusAsync, cluster::localityAsync, vmView::statusAsync), metrics::scrape);
             components.push(status);
         } catch (IOException | RuntimeException e) {
             close();
@@ -103,7 +105,7 @@ public final class ControllerServer implements AutoCloseable {
         return grpc.getPort();
     }
 
-    /** The status port: {@code /metrics}, {@code /api/status}, {@code /api/locality} and the status page on {@code /}. */
+    /** The status port: {@code /metrics}, {@code /api/status}, {@code /api/locality}, {@code /api/vms} and the status page on {@code /}. */
     public int statusPort() {
         return status.port();
     }

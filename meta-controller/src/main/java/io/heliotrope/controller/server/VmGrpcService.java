@@ -9,6 +9,7 @@ import io.heliotrope.proto.controller.v1.ListVmsRequest;
 import io.heliotrope.proto.controller.v1.ListVmsResponse;
 import io.heliotrope.proto.controller.v1.MoveVmRequest;
 import io.heliotrope.proto.controller.v1.RecordMigrationRequest;
+import io.heliotrope.proto.controller.v1.ReportMigrationRequest;
 import io.heliotrope.proto.controller.v1.Vm;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
 
@@ -51,5 +52,10 @@ public final class VmGrpcService extends VmServiceGrpc.VmServiceImplBase {
     @Override
     public void recordMigration(RecordMigrationRequest request, StreamObserver<Vm> observer) {
         reply(() -> service.recordMigration(request.getName(), VmProtos.record(request.getRecord())), VmProtos::toProto, observer);
+    }
+
+    @Override
+    public void reportMigration(ReportMigrationRequest request, StreamObserver<Vm> observer) {
+        reply(() -> service.reportMigration(request.getName(), VmProtos.inFlight(request)), VmProtos::toProto, observer);
     }
 }

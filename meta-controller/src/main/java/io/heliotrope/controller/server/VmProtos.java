@@ -1,6 +1,7 @@
 package io.heliotrope.controller.server;
 
 import io.heliotrope.controller.vm.DiskEpochs;
+import io.heliotrope.controller.vm.MigrationInFlight;
 import io.heliotrope.controller.vm.MigrationOutcome;
 import io.heliotrope.controller.vm.MigrationRecord;
 import io.heliotrope.controller.vm.Vm;
@@ -19,7 +20,7 @@ final class VmProtos {
 
     static io.heliotrope.proto.controller.v1.Vm toProto(Vm vm) {
         VmSpec spec = vm.spec();
-        return io.heliotrope.proto.controller.v1.Vm.newBuilder()
+        io.heliotrope.proto.controller.v1.Vm.Builder proto = io.heliotrope.proto.controller.v1.Vm.newBuilder()
                 .setSpec(io.heliotrope.proto.controller.v1.VmSpec.newBuilder()
                         .setName(spec.name())
                         .setMemoryBytes(spec.memoryBytes())
@@ -32,7 +33,37 @@ final class VmProtos {
                 .setSite(vm.site())
                 .setCreatedEpochMillis(vm.createdEpochMillis())
                 .setVersion(vm.version())
-                .addAllMigrations(vm.migrations().stream().map(VmProtos::toProto).toList())
+                .addAllMigrations(vm.migrations().stream().map(VmProtos::toProto).toList());
+        if (vm.inFlight() != null) {
+            proto.setInFlight(toProto(vm.inFlight()));
+        }
+        return proto.build();
+    }
+
+    /** The migration in flight of a report; null when it has none (the report clears it). */
+    static MigrationInFlight inFlight(io.heliotrope.proto.controller.v1.ReportMigrationRequest request) {
+        if (!request.hasInFlight()) {
+            return null;
+        }
+        io.heliotrope.proto.controller.v1.MigrationInFlight inFlight = request.getInFlight();
+        return new MigrationInFlight(inFlight.getId(), inFlight.getFromSite(), inFlight.getToSite(), inFlight.getPhase(),
+                inFlight.getStartedEpochMillis(), inFlight.getReportedEpochMillis(), inFlight.getRamTotal(), inFlight.getRamRemaining(),
+                inFlight.getStorageBacklogBytes(), inFlight.getRequestedBy(), inFlight.getEnsembleId());
+    }
+
+    private static io.heliotrope.proto.controller.v1.MigrationInFlight toProto(MigrationInFlight inFlight) {
+        return io.heliotrope.proto.controller.v1.MigrationInFlight.newBuilder()
+                .setId(inFlight.id())
+                .setFromSite(inFlight.fromSite())
+                .setToSite(inFlight.toSite())
+                .setPhase(inFlight.phase())
+                .setStartedEpochMillis(inFlight.startedEpochMillis())
+                .setReportedEpochMillis(inFlight.reportedEpochMillis())
+                .setRamTotal(inFlight.ramTotal())
+                .setRamRemaining(inFlight.ramRemaining())
+                .setStorageBacklogBytes(inFlight.storageBacklogBytes())
+                .setRequestedBy(inFlight.requestedBy())
+                .setEnsembleId(inFlight.ensembleId())
                 .build();
     }
 
@@ -40,7 +71,9 @@ final class VmProtos {
         return new MigrationRecord(record.getId(), record.getFromSite(), record.getToSite(), outcome(record.getOutcome()), record.getReason(),
                 record.getRequestedBy(), record.getStartedEpochMillis(), record.getTotalMicros(), record.getDowntimeMicros(),
                 record.getHandoffMicros(), record.getRamBytes(), record.getStoragePushedBytes(), record.getStorageFetchedBytes(),
-                record.getEpochsList().stream().map(epochs -> new DiskEpochs(epochs.getImage(), epochs.getEpochBefore(), epochs.getEpochAfter())).toList());
+                record.getEpochsList().stream().map(epochs -> new DiskEpochs(epochs.getImage(), epochs.getEpochBefore(), epochs.getEpochAfter())).toList(),
+                record.getEnsembleId(), record.getStopEpochMicros(), record.getPreSwitchoverEpochMicros(), record.getDeviceEpochMicros(),
+                record.getResumeEpochMicros());
     }
 
     private static io.heliotrope.proto.controller.v1.MigrationRecord toProto(MigrationRecord record) {
@@ -60,6 +93,11 @@ final class VmProtos {
                 .setStorageFetchedBytes(record.storageFetchedBytes())
                 .addAllEpochs(record.epochs().stream().map(epochs -> io.heliotrope.proto.controller.v1.DiskEpochs.newBuilder()
                         .setImage(epochs.image()).setEpochBefore(epochs.epochBefore()).setEpochAfter(epochs.epochAfter()).build()).toList())
+                .setEnsembleId(record.ensembleId())
+                .setStopEpochMicros(record.stopEpochMicros())
+                .setPreSwitchoverEpochMicros(record.preSwitchoverEpochMicros())
+                .setDeviceEpochMicros(record.deviceEpochMicros())
+                .setResumeEpochMicros(record.resumeEpochMicros())
                 .build();
     }
 

@@ -8,10 +8,13 @@ import static java.util.Objects.requireNonNullElse;
 
 /**
  * A VM as the controller keeps it: its definition, the site it runs at (or last ran at),
- * when it was created, a version that every change bumps (what {@code MoveVm} compares),
- * and its newest {@value #MAX_MIGRATIONS} migrations, oldest first.
+ * when it was created, a version (what {@code MoveVm} compares), its newest
+ * {@value #MAX_MIGRATIONS} migrations, oldest first, and the migration in flight (null when
+ * none). Every change bumps the version but a report of the migration in flight: the driver
+ * reads the version, reports progress while the migration runs, then moves the VM with the
+ * version it read, which a report must not make stale.
  */
-public record Vm(VmSpec spec, String site, long createdEpochMillis, long version, List<MigrationRecord> migrations) {
+public record Vm(VmSpec spec, String site, long createdEpochMillis, long version, List<MigrationRecord> migrations, MigrationInFlight inFlight) {
     public static final int MAX_MIGRATIONS = 50;
 
     public Vm {
@@ -25,13 +28,26 @@ public record Vm(VmSpec spec, String site, long createdEpochMillis, long version
     }
 
     public Vm movedTo(String site) {
-        return new Vm(spec, site, createdEpochMillis, version + 1, migrations);
+        return new Vm(spec, site, createdEpochMillis, version + 1, migrations, inFlight);
     }
 
-    /** With {@code record} the newest of its migrations, the oldest dropped beyond {@value #MAX_MIGRATIONS}. */
+    /**
+     * With {@code record} the newest of its migrations, the oldest dropped beyond
+     * {@value #MAX_MIGRATIONS}, and no migration in flight.
+     */
     public Vm withMigration(MigrationRecord record) {
         List<MigrationRecord> kept = new ArrayList<>(migrations);
         kept.add(requireNonNull(record, "record is null"));
-        return new Vm(spec, site, createdEpochMillis, version + 1, kept.subList(Math.max(0, kept.size() - MAX_MIGRATIONS), kept.size()));
+        return new Vm(spec, site, createdEpochMillis, version + 1, kept.subList(Math.max(0, kept.size() - MAX_MIGRATIONS), kept.size()), null);
+    }
+
+    /** With {@code inFlight} (null: none) as its migration in flight, at the same version. */
+    public Vm withInFlight(MigrationInFlight inFlight) {
+        return new Vm(spec, site, createdEpochMillis, version, migrations, inFlight);
+    }
+
+    /** Whether a migration of this id (not empty) is in its history already. */
+    public boolean recorded(String migrationId) {
+        return !migrationId.isEmpty() && migrations.stream().anyMatch(record -> record.id().equals(migrationId));
     }
 }

@@ -49,12 +49,15 @@ final class VmRegistry {
         zk.deleteTree(layout.vm(name));
     }
 
-    /** Applies {@code change} with compare-and-set, re-reading after a lost race; returns the VM as written. */
+    /**
+     * Applies {@code change} with compare-and-set, re-reading after a lost race; returns the VM
+     * as written (as read, unwritten, when the change leaves it as it was).
+     */
     Vm update(String name, UnaryOperator<Vm> change) {
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Versioned<Vm> current = read(name);
             Vm next = change.apply(current.value());
-            if (zk.setData(layout.vm(name), Json.write(next), current.version())) {
+            if (next.equals(current.value()) || zk.setData(layout.vm(name), Json.write(next), current.version())) {
                 return next;
             }
         }

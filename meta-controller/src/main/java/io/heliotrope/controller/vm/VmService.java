@@ -34,14 +34,16 @@ public final class VmService {
     private final ZooKeeperLayout layout;
     private final Clock clock;
     private final ExecutorService executor;
+    private final MigrationMetrics metrics;
 
-    public VmService(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, ExecutorService executor) {
+    public VmService(ZooKeeperStore zk, ZooKeeperLayout layout, Clock clock, ExecutorService executor, MigrationMetrics metrics) {
         this.zk = requireNonNull(zk, "zk is null");
         this.layout = requireNonNull(layout, "layout is null");
         this.vms = new VmRegistry(zk, layout);
         this.sites = new SiteRegistry(zk, layout);
         this.clock = requireNonNull(clock, "clock is null");
         this.executor = requireNonNull(executor, "executor is null");
+        this.metrics = requireNonNull(metrics, "metrics is null");
     }
 
     /**
@@ -53,7 +55,7 @@ public final class VmService {
         return async(() -> {
             sites.require(site);
             spec.disks().forEach(this::requireImage);
-            Vm vm = vms.create(new Vm(spec, site, clock.millis(), 1, List.of()));
+            Vm vm = vms.create(new Vm(spec, site, clock.millis(), 1, List.of(), null));
             log.info("{}: VM defined at {} ({} MiB, {} vCPUs, disks {})", spec.name(), site, spec.memoryBytes() / VmSpec.MEMORY_UNIT,
                     spec.vcpus(), spec.disks());
             return vm;
@@ -97,15 +99,41 @@ public final class VmService {
         });
     }
 
-    /** Appends a migration's result to the VM's history, which keeps the newest {@value Vm#MAX_MIGRATIONS}. */
+    /**
+     * Appends a migration's result to the VM's history, which keeps the newest
+     * {@value Vm#MAX_MIGRATIONS}, clears its migration in flight and counts it in the metrics.
+     * A record whose id is in the history already (a driver that retried) changes nothing.
+     */
     public CompletableFuture<Vm> recordMigration(String name, MigrationRecord record) {
         requireNonNull(record, "record is null");
         return async(() -> {
-            Vm vm = vms.update(name, current -> current.withMigration(record));
+            boolean[] appended = new boolean[1];
+            Vm vm = vms.update(name, current -> {
+                appended[0] = !current.recorded(record.id());
+                return appended[0] ? current.withMigration(record) : current;
+            });
+            if (!appended[0]) {
+                return vm;
+            }
+            metrics.recorded(record);
             log.info("{}: migration {} from {} to {}: {}{}", name, record.id(), record.fromSite(), record.toSite(), record.outcome(),
                     record.reason().isEmpty() ? "" : " (" + record.reason() + ")");
             return vm;
         });
+    }
+
+    /**
+     * Sets the VM's migration in flight ({@code null}: none), stamped with the time it came. The
+     * version stays (see {@link Vm}); the write is a compare-and-set on the znode all the same.
+     * A report of a migration recorded already (one that came late) changes nothing.
+     */
+    public CompletableFuture<Vm> reportMigration(String name, MigrationInFlight inFlight) {
+        return async(() -> vms.update(name, current -> {
+            if (inFlight != null && current.recorded(inFlight.id())) {
+                return current;
+            }
+            return current.withInFlight(inFlight == null ? null : inFlight.reportedAt(clock.millis()));
+        }));
     }
 
     /** An image exists while its config znode does (see {@code ImageCatalog}). */

@@ -1,5 +1,5 @@
 'use strict';
-// The status page: polls the controller's JSON API and redraws. Tests find what it shows
+// The status page: polls the controller's JSON API (/api/status, /api/vms, /api/locality) and redraws. Tests find what it shows
 // by the ids of index.html and the data- attributes set here.
 
 const POLL_MILLIS = 1500;
@@ -30,9 +30,10 @@ async function getJson(url) {
 
 async function poll() {
   let status;
+  let vms;
   let localities;
   try {
-    status = await getJson('/api/status');
+    [status, vms] = await Promise.all([getJson('/api/status'), getJson('/api/vms')]);
     localities = await Promise.all(status.images.map(image =>
       getJson('/api/locality?image=' + encodeURIComponent(image.status.config.name) + '&regions=' + REGIONS)
         .catch(() => null)));
@@ -47,7 +48,7 @@ async function poll() {
   }
   if (localities) {
     try {
-      render(status, localities);
+      render(status, vms, localities);
       setConnection('live', 'live, updated ' + lastAnswer.toLocaleTimeString());
     } catch (e) {
       setConnection('error', 'the page failed to draw the answer: ' + e);
@@ -63,7 +64,7 @@ function setConnection(state, text) {
   document.getElementById('main').classList.toggle('stale', state !== 'live');
 }
 
-function render(status, localities) {
+function render(status, vms, localities) {
   const now = Number(status.generatedEpochMillis);
   const names = status.sites.map(health => health.site.name);
   const colours = siteColours(names, localities);
@@ -72,7 +73,10 @@ function render(status, localities) {
   renderLegend(colours);
   renderImages(status.images, localities, colours, names);
   renderTraffic(status.sites, now);
-  renderMigrations(status.images);
+  renderVms(vms.vms);
+  renderInFlight(vms.inFlight, Number(vms.generatedEpochMillis));
+  renderHistory(vms.history);
+  renderLeaseMoves(status.images);
 }
 
 function siteColours(names, localities) {
@@ -213,9 +217,73 @@ function rate(before, after, seconds) {
   return bytes((after - before) / seconds) + '/s';
 }
 
-function renderMigrations(images) {
+// One row per VM (id vm-NAME): its state at its site, its disks with their leases, and every site's QEMU of that name.
+function renderVms(vms) {
+  replaceRows('vms', vms.map(vm => el('tr', {id: 'vm-' + vm.name, 'data-vm': vm.name, 'data-site': vm.site, 'data-state': vm.state},
+    el('td', {'data-field': 'name'}, vm.name),
+    el('td', {'data-field': 'site'}, vm.site),
+    el('td', {'data-field': 'state', class: vmStateClass(vm.state)}, vm.state + (vm.exitReason ? ': ' + vm.exitReason : '')),
+    number('memory', bytes(vm.memoryBytes)),
+    number('vcpus', vm.vcpus),
+    el('td', {'data-field': 'disks'}, ...vm.disks.map(disk)),
+    el('td', {'data-field': 'runtimes'}, vm.runtimes.map(r => r.site + ': ' + r.state + (r.incoming ? ' (incoming)' : '')).join(', ') || '–'))));
+}
+
+function vmStateClass(state) {
+  if (state === 'running') {
+    return 'up';
+  }
+  return state === 'exited' ? 'down' : '';
+}
+
+function disk(d) {
+  const lease = d.error ? d.error : (d.holder || 'none') + ', epoch ' + d.epoch + (d.movingTo ? ' → ' + d.movingTo : '');
+  return el('span', {class: 'disk', 'data-image': d.image, 'data-holder': d.holder, 'data-epoch': String(d.epoch), 'data-moving-to': d.movingTo},
+    el('b', {}, d.image), ' ' + lease);
+}
+
+// One row per migration in flight (class migration-in-flight); a report older than the controller's limit is marked stale.
+function renderInFlight(migrations, now) {
+  replaceRows('migrations-in-flight', migrations.map(m => el('tr',
+    {class: 'migration-in-flight' + (m.stale ? ' stale' : ''), 'data-vm': m.vm, 'data-id': m.id, 'data-phase': m.phase, 'data-stale': String(m.stale)},
+    el('td', {'data-field': 'vm'}, m.vm),
+    el('td', {'data-field': 'route'}, m.fromSite + ' → ' + m.toSite),
+    el('td', {'data-field': 'phase'}, m.phase + (m.stale ? ' (stale: no report for ' + seconds(now - m.reportedEpochMillis) + ')' : '')),
+    number('ram-sent', m.ramTotal > 0 ? m.ramSentPercent.toFixed(0) + '% of ' + bytes(m.ramTotal) : '–'),
+    number('storage-backlog', bytes(m.storageBacklogBytes)),
+    number('elapsed', seconds(m.elapsedMillis)),
+    el('td', {'data-field': 'reported'}, ago(now, m.reportedEpochMillis)),
+    el('td', {'data-field': 'requested-by'}, m.requestedBy),
+    el('td', {'data-field': 'ensemble'}, m.ensembleId || '–'))));
+}
+
+// The newest migrations done across every VM (class migration-done), newest first.
+function renderHistory(history) {
+  replaceRows('migration-history', history.map(m => el('tr',
+    {class: 'migration-done', 'data-vm': m.vm, 'data-id': m.id, 'data-outcome': m.outcome, 'data-ended': String(m.endedEpochMillis)},
+    el('td', {'data-field': 'ended'}, new Date(m.endedEpochMillis).toLocaleString()),
+    el('td', {'data-field': 'vm'}, m.vm),
+    el('td', {'data-field': 'route'}, m.fromSite + ' → ' + m.toSite),
+    el('td', {'data-field': 'outcome', class: m.outcome === 'completed' ? 'up' : 'down'}, m.outcome.replace('_', ' ')),
+    el('td', {'data-field': 'reason'}, m.reason),
+    number('downtime', millis(m.downtimeMicros)),
+    number('handoff', millis(m.handoffMicros)),
+    number('ram', bytes(m.ramBytes)),
+    el('td', {'data-field': 'requested-by'}, m.requestedBy),
+    el('td', {'data-field': 'ensemble'}, m.ensembleId || '–'))));
+}
+
+function millis(micros) {
+  return micros > 0 ? (micros / 1000).toFixed(1) + ' ms' : '–';
+}
+
+function seconds(ms) {
+  return (Math.max(0, ms) / 1000).toFixed(0) + ' s';
+}
+
+function renderLeaseMoves(images) {
   const moving = images.filter(image => image.status.lease && image.status.lease.movingTo);
-  document.getElementById('migrations').replaceChildren(...(moving.length === 0 ? [el('li', {}, 'none')] : moving.map(image => {
+  document.getElementById('lease-moves').replaceChildren(...(moving.length === 0 ? [el('li', {}, 'none')] : moving.map(image => {
     const lease = image.status.lease;
     return el('li', {'data-image': lease.image, 'data-from': lease.holder, 'data-to': lease.movingTo},
       image.status.config.name + ': ' + lease.holder + ' → ' + lease.movingTo + ' (epoch ' + lease.epoch + ')');

@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -60,7 +59,7 @@ class TestClusterView {
         TestingSite virginia = site("virginia", 0);
         SiteStatus answer = SiteStatus.newBuilder().setSite("virginia").setStartedEpochMillis(1_700_000_000_000L).build();
         virginia.answer(answer);
-        int closed = closedPort();
+        int closed = TestingSite.closedPort();
         register("taiwan", "127.0.0.1:" + closed);
         long before = System.currentTimeMillis();
 
@@ -224,11 +223,5 @@ class TestClusterView {
 
     private SiteHealth health(String site) {
         return view.status("").getSitesList().stream().filter(health -> health.getSite().getName().equals(site)).findFirst().orElseThrow();
-    }
-
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -1,5 +1,6 @@
 package io.heliotrope.controller.http;
 
+import io.heliotrope.controller.cluster.VmsStatus;
 import io.heliotrope.proto.controller.v1.ClusterImage;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ImageConfig;
@@ -75,6 +76,32 @@ final class SampleCluster {
                 .addAllHolders(List.of(1, 1, 0, 2, 0, 0, 0, 0))
                 .addAllShares(List.of(1f, 0.5f, 0f, 1f, 0f, 0f, 0f, 0f))
                 .build();
+    }
+
+    /**
+     * Two VMs: {@code web} running at virginia on {@code demo}, migrating to taiwan with 3/4 of
+     * its RAM sent (its driver's last report {@code reportedAgoMillis} ago), and {@code db} at
+     * taiwan, which does not answer; two migrations of {@code web} done, the newest rolled back.
+     */
+    static VmsStatus vms(long reportedAgoMillis) {
+        long now = System.currentTimeMillis();
+        VmsStatus.Disk demo = new VmsStatus.Disk(DEMO, VIRGINIA, 3, TAIWAN, "");
+        return new VmsStatus(now,
+                List.of(new VmsStatus.VmState("db", TAIWAN, "unknown (site unreachable)", "", 512 << 20, 1, List.of(),
+                                List.of(new VmsStatus.Disk("gone", "", 0, "", "image 'gone' does not exist"))),
+                        new VmsStatus.VmState("web", VIRGINIA, "running", "", 256 << 20, 2,
+                                List.of(new VmsStatus.Runtime(TAIWAN, "inmigrate", "", true, "active"),
+                                        new VmsStatus.Runtime(VIRGINIA, "running", "", false, "active")),
+                                List.of(demo))),
+                List.of(new VmsStatus.InFlight("web", "m3", VIRGINIA, TAIWAN, "precopy", now - 12_000, now - reportedAgoMillis, 12_000,
+                        256 << 20, 64 << 20, 75, 1 << 20, "operator", "e1", reportedAgoMillis > 60_000)),
+                List.of(done("m2", now - 60_000, "rolled_back", "the destination died", 0),
+                        done("m1", now - 120_000, "completed", "", 170_000)));
+    }
+
+    private static VmsStatus.Done done(String id, long ended, String outcome, String reason, long downtimeMicros) {
+        return new VmsStatus.Done("web", id, ended - 1_000, ended, VIRGINIA, TAIWAN, outcome, reason, 1_000_000, downtimeMicros, 30_000,
+                300 << 20, 1 << 20, 4096, "scheduler:d-17", "");
     }
 
     private static Site site(String name, int grpcPort, int nbdPort) {

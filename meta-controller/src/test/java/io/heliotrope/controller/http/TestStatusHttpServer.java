@@ -65,6 +65,29 @@ class TestStatusHttpServer {
     }
 
     @Test
+    void vmsAreTheirStateDisksAndMigrationsInJson() throws Exception {
+        source.set(SampleCluster.vms(2_000));
+
+        HttpResponse<String> response = get("/api/vms");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.headers().firstValue("Content-Type")).hasValue("application/json; charset=utf-8");
+        JsonNode json = JSON.readTree(response.body());
+        assertThat(json.at("/generatedEpochMillis").asLong()).isPositive();
+        assertThat(json.at("/vms/1/name").asText()).isEqualTo("web");
+        assertThat(json.at("/vms/1/state").asText()).isEqualTo("running");
+        assertThat(json.at("/vms/1/disks/0/holder").asText()).isEqualTo(VIRGINIA);
+        assertThat(json.at("/vms/1/disks/0/epoch").asLong()).isEqualTo(3);
+        assertThat(json.at("/vms/1/runtimes/0/incoming").asBoolean()).isTrue();
+        assertThat(json.at("/inFlight/0/ramSentPercent").asDouble()).isEqualTo(75);
+        assertThat(json.at("/inFlight/0/stale").asBoolean()).isFalse();
+        assertThat(json.at("/history/1/downtimeMicros").asLong()).isEqualTo(170_000);
+
+        source.failWith(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "ZooKeeper cannot be reached"));
+        assertError(get("/api/vms"), 503, ErrorCode.PEER_UNAVAILABLE, "ZooKeeper cannot be reached");
+    }
+
+    @Test
     void statusOfOneImageOrNotFound() throws Exception {
         JsonNode demo = JSON.readTree(get("/api/status?image=" + DEMO).body());
         assertThat(demo.at("/images").size()).isEqualTo(1);

@@ -1,5 +1,6 @@
 package io.heliotrope.controller.http;
 
+import io.heliotrope.controller.cluster.VmsStatus;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.http.GetServer;
@@ -77,7 +78,7 @@ class TestStatusPage {
         assertThat(browser.attributes(".strip[data-image=demo] .cell", "data-site"))
                 .containsExactly(VIRGINIA, VIRGINIA, "", TAIWAN, "", "", "", "");
         assertThat(browser.text("#traffic tr[data-from=virginia][data-to=taiwan] [data-field=pushed]")).isEqualTo("1.00 MiB");
-        assertThat(browser.text("#migrations")).isEqualTo("none");
+        assertThat(browser.text("#lease-moves")).isEqualTo("none");
         browser.screenshot(Path.of("target", "status-page-sample.png"));
     }
 
@@ -94,16 +95,66 @@ class TestStatusPage {
     void refreshesLive() {
         source.set(SampleCluster.status(VIRGINIA, 3, TAIWAN, 11 << 20), List.of(SampleCluster.locality()));
         browser.await("the move in flight and the new traffic", TIMEOUT,
-                "return document.querySelector('#migrations [data-image=demo]') !== null"
+                "return document.querySelector('#lease-moves [data-image=demo]') !== null"
                         + " && document.querySelector('#traffic [data-field=pushed]').textContent === '11.0 MiB';");
-        assertThat(browser.text("#migrations [data-image=demo]")).isEqualTo("demo: virginia → taiwan (epoch 3)");
+        assertThat(browser.text("#lease-moves [data-image=demo]")).isEqualTo("demo: virginia → taiwan (epoch 3)");
         assertThat(browser.text("#traffic tr[data-from=virginia][data-to=taiwan] [data-field=push-rate]")).endsWith("/s");
 
         source.set(SampleCluster.status(TAIWAN, 4, 11 << 20), List.of(SampleCluster.locality()));
         browser.await("the lease at taiwan", TIMEOUT,
                 "return document.querySelector('.image[data-image=demo] [data-field=holder]').textContent === 'taiwan';");
         assertThat(browser.text(".image[data-image=demo] [data-field=epoch]")).isEqualTo("4");
-        assertThat(browser.text("#migrations")).isEqualTo("none");
+        assertThat(browser.text("#lease-moves")).isEqualTo("none");
+    }
+
+    @Test
+    void showsEachVmWithItsStateDisksAndMigrations() throws IOException {
+        source.set(SampleCluster.vms(2_000));
+        browser.await("the VMs", TIMEOUT, "return document.getElementById('vm-web') !== null;");
+
+        assertThat(browser.attributes("#vms tbody tr", "id")).containsExactly("vm-db", "vm-web");
+        assertThat(browser.text("#vm-web [data-field=site]")).isEqualTo(VIRGINIA);
+        assertThat(browser.text("#vm-web [data-field=state]")).isEqualTo("running");
+        assertThat(browser.text("#vm-web [data-field=memory]")).isEqualTo("256.0 MiB");
+        assertThat(browser.text("#vm-web [data-field=runtimes]")).isEqualTo("taiwan: inmigrate (incoming), virginia: running");
+        assertThat(browser.text("#vm-web .disk[data-image=demo]")).isEqualTo("demo virginia, epoch 3 → taiwan");
+        assertThat(browser.attributes("#vm-web .disk", "data-holder")).containsExactly(VIRGINIA);
+        assertThat(browser.text("#vm-db [data-field=state]")).isEqualTo("unknown (site unreachable)");
+        assertThat(browser.text("#vm-db .disk[data-image=gone]")).isEqualTo("gone image 'gone' does not exist");
+
+        String inFlight = "#migrations-in-flight tr.migration-in-flight[data-vm=web] ";
+        assertThat(browser.attributes("#migrations-in-flight tr.migration-in-flight", "data-id")).containsExactly("m3");
+        assertThat(browser.attributes(inFlight.trim(), "data-stale")).containsExactly("false");
+        assertThat(browser.text(inFlight + "[data-field=route]")).isEqualTo("virginia → taiwan");
+        assertThat(browser.text(inFlight + "[data-field=phase]")).isEqualTo("precopy");
+        assertThat(browser.text(inFlight + "[data-field=ram-sent]")).isEqualTo("75% of 256.0 MiB");
+        assertThat(browser.text(inFlight + "[data-field=storage-backlog]")).isEqualTo("1.00 MiB");
+        assertThat(browser.text(inFlight + "[data-field=elapsed]")).isEqualTo("12 s");
+        assertThat(browser.text(inFlight + "[data-field=ensemble]")).isEqualTo("e1");
+
+        assertThat(browser.attributes("#migration-history tr.migration-done", "data-id")).as("newest first").containsExactly("m2", "m1");
+        assertThat(browser.attributes("#migration-history tr.migration-done", "data-outcome")).containsExactly("rolled_back", "completed");
+        String m1 = "#migration-history tr[data-id=m1] ";
+        assertThat(browser.text(m1 + "[data-field=downtime]")).isEqualTo("170.0 ms");
+        assertThat(browser.text(m1 + "[data-field=handoff]")).isEqualTo("30.0 ms");
+        assertThat(browser.text(m1 + "[data-field=ram]")).isEqualTo("300.0 MiB");
+        assertThat(browser.text(m1 + "[data-field=requested-by]")).isEqualTo("scheduler:d-17");
+        assertThat(browser.text("#migration-history tr[data-id=m2] [data-field=reason]")).isEqualTo("the destination died");
+        assertThat(browser.text("#migration-history tr[data-id=m2] [data-field=downtime]")).isEqualTo("–");
+        browser.screenshot(Path.of("target", "status-page-vms.png"));
+    }
+
+    @Test
+    void aMigrationWhoseDriverStoppedReportingShowsAsStale() {
+        source.set(SampleCluster.vms(90_000));
+        browser.await("the stale migration", TIMEOUT, "return document.querySelector('tr.migration-in-flight.stale[data-vm=web]') !== null;");
+
+        assertThat(browser.text("tr.migration-in-flight[data-vm=web] [data-field=phase]")).matches("precopy \\(stale: no report for 9[01] s\\)");
+        assertThat(browser.attributes("tr.migration-in-flight[data-vm=web]", "data-stale")).containsExactly("true");
+
+        source.set(new VmsStatus(0, List.of(), List.of(), List.of()));
+        browser.await("no migration in flight", TIMEOUT, "return document.querySelectorAll('tr.migration-in-flight').length === 0;");
+        assertThat(browser.attributes("#vms tbody tr", "id")).isEmpty();
     }
 
     @Test
@@ -113,7 +164,7 @@ class TestStatusPage {
         assertThat(browser.attributes("#connection", "data-state")).containsExactly("live");
         assertThat(browser.attributes(".image", "data-image")).isEmpty();
         assertThat(browser.attributes("#rtt td", "data-from")).isEmpty();
-        assertThat(browser.text("#migrations")).isEqualTo("none");
+        assertThat(browser.text("#lease-moves")).isEqualTo("none");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.heliotrope.controller.http;
 
+import io.heliotrope.controller.cluster.VmsStatus;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ClusterImage;
@@ -24,6 +25,7 @@ final class TestingStatusSource {
 
     private volatile ClusterStatus status = ClusterStatus.getDefaultInstance();
     private volatile Map<String, ImageLocality> localities = Map.of();
+    private volatile VmsStatus vms = new VmsStatus(0, List.of(), List.of(), List.of());
     private volatile RuntimeException failure;
     private volatile boolean hanging;
     private volatile int lastRegions;
@@ -35,6 +37,10 @@ final class TestingStatusSource {
         this.hanging = false;
     }
 
+    void set(VmsStatus vms) {
+        this.vms = requireNonNull(vms, "vms is null");
+    }
+
     void failWith(RuntimeException failure) {
         this.failure = failure;
     }
@@ -44,7 +50,8 @@ final class TestingStatusSource {
     }
 
     StatusSource source() {
-        return new StatusSource(image -> answer(() -> status(image)), (image, regions) -> answer(() -> locality(image, regions)));
+        return new StatusSource(image -> answer(() -> status(image)), (image, regions) -> answer(() -> locality(image, regions)),
+                () -> answer(this::vms));
     }
 
     /** The regions the last locality call asked for. */
@@ -69,6 +76,12 @@ final class TestingStatusSource {
             throw notFound(imageOrEmpty);
         }
         return answer.clearImages().addAllImages(images).build();
+    }
+
+    private VmsStatus vms() {
+        throwFailure();
+        VmsStatus answer = vms;
+        return new VmsStatus(System.currentTimeMillis(), answer.vms(), answer.inFlight(), answer.history());
     }
 
     private ImageLocality locality(String image, int regions) {

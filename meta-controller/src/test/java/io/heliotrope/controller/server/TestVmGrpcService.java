@@ -16,10 +16,12 @@ import io.heliotrope.proto.controller.v1.CreateVmRequest;
 import io.heliotrope.proto.controller.v1.DiskEpochs;
 import io.heliotrope.proto.controller.v1.GetVmRequest;
 import io.heliotrope.proto.controller.v1.ListVmsRequest;
+import io.heliotrope.proto.controller.v1.MigrationInFlight;
 import io.heliotrope.proto.controller.v1.MigrationOutcome;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.MoveVmRequest;
 import io.heliotrope.proto.controller.v1.RecordMigrationRequest;
+import io.heliotrope.proto.controller.v1.ReportMigrationRequest;
 import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.Vm;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
@@ -30,6 +32,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,11 +72,7 @@ class TestVmGrpcService {
         Vm created = vms.createVm(CreateVmRequest.newBuilder().setSpec(WEB).setSite("virginia").build());
         assertThat(created.getSpec()).isEqualTo(WEB.toBuilder().setAccel("tcg").build());
         assertThat(created.getVersion()).isEqualTo(1);
-        MigrationRecord record = MigrationRecord.newBuilder().setId("m1").setFromSite("virginia").setToSite("taiwan")
-                .setOutcome(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED).setRequestedBy("operator").setStartedEpochMillis(1_700_000_000_000L)
-                .setTotalMicros(1_050_000).setDowntimeMicros(170_000).setHandoffMicros(30_000).setRamBytes(300L << 20)
-                .setStoragePushedBytes(1 << 20).setStorageFetchedBytes(4096)
-                .addEpochs(DiskEpochs.newBuilder().setImage("root-disk").setEpochBefore(1).setEpochAfter(2)).build();
+        MigrationRecord record = completed("m1");
 
         Vm moved = vms.moveVm(MoveVmRequest.newBuilder().setName("web").setSite("taiwan").setVersion(1).build());
         Vm recorded = vms.recordMigration(RecordMigrationRequest.newBuilder().setName("web").setRecord(record).build());
@@ -82,6 +84,53 @@ class TestVmGrpcService {
         assertThat(vms.listVms(ListVmsRequest.getDefaultInstance()).getVmsList()).containsExactly(recorded);
         vms.deleteVm(GetVmRequest.newBuilder().setName("web").build());
         assertThat(vms.listVms(ListVmsRequest.getDefaultInstance()).getVmsList()).isEmpty();
+    }
+
+    @Test
+    void aProgressReportBetweenReadAndMoveLeavesTheMoveValidAndTheRecordClearsIt() {
+        Vm created = vms.createVm(CreateVmRequest.newBuilder().setSpec(WEB).setSite("virginia").build());
+        MigrationInFlight inFlight = MigrationInFlight.newBuilder().setId("m1").setFromSite("virginia").setToSite("taiwan").setPhase("precopy")
+                .setStartedEpochMillis(1_700_000_000_000L).setRamTotal(256L << 20).setRamRemaining(64L << 20).setStorageBacklogBytes(1 << 20)
+                .setRequestedBy("operator").setEnsembleId("e1").build();
+        long before = System.currentTimeMillis();
+
+        Vm reported = vms.reportMigration(ReportMigrationRequest.newBuilder().setName("web").setInFlight(inFlight).build());
+
+        assertThat(reported.getInFlight().toBuilder().clearReportedEpochMillis().build()).isEqualTo(inFlight);
+        assertThat(reported.getInFlight().getReportedEpochMillis()).isBetween(before, System.currentTimeMillis());
+        assertThat(reported.getVersion()).isEqualTo(created.getVersion());
+        vms.moveVm(MoveVmRequest.newBuilder().setName("web").setSite("taiwan").setVersion(created.getVersion()).build());
+        MigrationRecord record = completed("m1").toBuilder().setEnsembleId("e1").setStopEpochMicros(1_700_000_001_000_000L)
+                .setPreSwitchoverEpochMicros(1_700_000_001_010_000L).setDeviceEpochMicros(1_700_000_001_040_000L)
+                .setResumeEpochMicros(1_700_000_001_170_000L).build();
+        Vm recorded = vms.recordMigration(RecordMigrationRequest.newBuilder().setName("web").setRecord(record).build());
+
+        assertThat(recorded.hasInFlight()).isFalse();
+        assertThat(vms.getVm(GetVmRequest.newBuilder().setName("web").build()).getMigrationsList()).containsExactly(record);
+    }
+
+    @Test
+    void recordedMigrationsAreCountedOnTheMetricsPage() throws Exception {
+        vms.createVm(CreateVmRequest.newBuilder().setSpec(WEB).setSite("virginia").build());
+        vms.recordMigration(RecordMigrationRequest.newBuilder().setName("web").setRecord(completed("m1")).build());
+        vms.recordMigration(RecordMigrationRequest.newBuilder().setName("web").setRecord(completed("m2").toBuilder()
+                .setOutcome(MigrationOutcome.MIGRATION_OUTCOME_ROLLED_BACK).setReason("the destination died").setDowntimeMicros(0)).build());
+
+        HttpResponse<String> metrics = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.statusPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertThat(metrics.statusCode()).isEqualTo(200);
+        assertThat(metrics.body())
+                .contains("heliotrope_migrations_total{outcome=\"completed\"} 1.0")
+                .contains("heliotrope_migrations_total{outcome=\"rolled_back\"} 1.0")
+                .contains("heliotrope_migration_downtime_seconds_count 1")
+                .contains("heliotrope_migration_downtime_seconds_sum 0.17")
+                .contains("heliotrope_migration_downtime_seconds_bucket{le=\"0.25\"} 1")
+                .contains("heliotrope_migration_downtime_seconds_bucket{le=\"0.1\"} 0")
+                .contains("heliotrope_migration_handoff_seconds_bucket{le=\"0.05\"} 1")
+                .contains("heliotrope_migration_ram_bytes_total " + (double) (600L << 20))
+                .contains("heliotrope_migration_storage_pushed_bytes_total " + (double) (2 << 20))
+                .contains("heliotrope_migration_storage_fetched_bytes_total 8192.0");
     }
 
     @Test
@@ -98,6 +147,18 @@ class TestVmGrpcService {
                 Status.Code.NOT_FOUND, ErrorCode.VM_NOT_FOUND, "VM 'db' does not exist");
         assertRefused(() -> vms.recordMigration(RecordMigrationRequest.newBuilder().setName("web").build()), Status.Code.INVALID_ARGUMENT,
                 ErrorCode.INVALID_ARGUMENT, "a migration record needs an outcome: completed, rolled back, cancelled or failed");
+        assertRefused(() -> vms.reportMigration(ReportMigrationRequest.newBuilder().setName("web").setInFlight(MigrationInFlight.newBuilder()).build()),
+                Status.Code.INVALID_ARGUMENT, ErrorCode.INVALID_ARGUMENT, "a migration in flight needs an id");
+        assertRefused(() -> vms.reportMigration(ReportMigrationRequest.newBuilder().setName("db").build()),
+                Status.Code.NOT_FOUND, ErrorCode.VM_NOT_FOUND, "VM 'db' does not exist");
+    }
+
+    private static MigrationRecord completed(String id) {
+        return MigrationRecord.newBuilder().setId(id).setFromSite("virginia").setToSite("taiwan")
+                .setOutcome(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED).setRequestedBy("operator").setStartedEpochMillis(1_700_000_000_000L)
+                .setTotalMicros(1_050_000).setDowntimeMicros(170_000).setHandoffMicros(30_000).setRamBytes(300L << 20)
+                .setStoragePushedBytes(1 << 20).setStorageFetchedBytes(4096)
+                .addEpochs(DiskEpochs.newBuilder().setImage("root-disk").setEpochBefore(1).setEpochAfter(2)).build();
     }
 
     private static void assertRefused(Runnable call, Status.Code status, ErrorCode code, String message) {

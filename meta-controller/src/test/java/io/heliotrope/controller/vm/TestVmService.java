@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -33,7 +34,7 @@ class TestVmService {
     void start(EmbeddedZooKeeper zooKeeper) {
         controller = TestingController.withImage(zooKeeper, clock, "root-disk", "virginia", "taiwan");
         controller.createImage("data", 16);
-        vms = new VmService(controller.zk(), new ZooKeeperLayout(controller.root()), clock, executor);
+        vms = new VmService(controller.zk(), new ZooKeeperLayout(controller.root()), clock, executor, controller.metrics().migrations());
     }
 
     @AfterEach
@@ -47,7 +48,7 @@ class TestVmService {
         Vm created = await(vms.create(spec("web", "root-disk", "data"), "virginia"));
 
         assertThat(created).isEqualTo(new Vm(new VmSpec("web", 256 * MIB, 2, List.of("root-disk", "data"), "", "", "", "tcg"),
-                "virginia", clock.millis(), 1, List.of()));
+                "virginia", clock.millis(), 1, List.of(), null));
         assertThat(await(vms.get("web"))).isEqualTo(created);
         await(vms.create(new VmSpec("boot", 64 * MIB, 1, List.of(), "/boot/vmlinuz", "/boot/initrd", "console=ttyS0", "kvm"), "taiwan"));
         assertThat(await(vms.list())).extracting(Vm::name).containsExactly("boot", "web");
@@ -130,12 +131,51 @@ class TestVmService {
         assertThat(await(vms.create(spec("web", "data"), "taiwan")).migrations()).isEmpty();
     }
 
+    @Test
+    void aReportOfTheMigrationInFlightKeepsTheVersionTheDriverMovesWith() {
+        Vm created = await(vms.create(spec("web", "root-disk"), "virginia"));
+        clock.advance(Duration.ofSeconds(2));
+
+        Vm reported = await(vms.reportMigration("web", inFlight("m1", "precopy", 100)));
+
+        assertThat(reported.inFlight()).isEqualTo(inFlight("m1", "precopy", 100).reportedAt(clock.millis()));
+        assertThat(reported.version()).as("a progress report").isEqualTo(created.version());
+        assertThat(await(vms.get("web"))).isEqualTo(reported);
+        Vm moved = await(vms.move("web", "taiwan", created.version()));
+        assertThat(moved.inFlight()).isEqualTo(reported.inFlight());
+
+        Vm recorded = await(vms.recordMigration("web", record("m1")));
+
+        assertThat(recorded.inFlight()).isNull();
+        assertThat(recorded.migrations()).containsExactly(record("m1"));
+        assertThat(await(vms.reportMigration("web", inFlight("m1", "switchover", 0)))).as("a report that came late").isEqualTo(recorded);
+        assertThat(await(vms.recordMigration("web", record("m1")))).as("a record sent again").isEqualTo(recorded);
+        assertThat(controller.metrics().registry().get("heliotrope.migrations").tag("outcome", "rolled_back").counter().count()).isEqualTo(1);
+        assertThat(await(vms.get("web")).inFlight()).isNull();
+    }
+
+    @Test
+    void aMigrationInFlightIsStaleOnceItsDriverStopsReporting() {
+        await(vms.create(spec("web", "root-disk"), "virginia"));
+        MigrationInFlight reported = await(vms.reportMigration("web", inFlight("m1", "precopy", 100))).inFlight();
+
+        assertThat(reported.staleAt(clock.millis() + MigrationInFlight.STALE_AFTER.toMillis())).isFalse();
+        assertThat(reported.staleAt(clock.millis() + MigrationInFlight.STALE_AFTER.toMillis() + 1)).isTrue();
+        assertThat(await(vms.reportMigration("web", null)).inFlight()).as("an empty report clears it").isNull();
+        assertRefused(() -> inFlight("", "precopy", 0), ErrorCode.INVALID_ARGUMENT, "a migration in flight needs an id");
+    }
+
+    private static MigrationInFlight inFlight(String id, String phase, long ramRemaining) {
+        return new MigrationInFlight(id, "virginia", "taiwan", phase, 1_700_000_000_000L, 0, 256 * MIB, ramRemaining, 4096, "operator", "e1");
+    }
+
     private static VmSpec spec(String name, String... disks) {
         return new VmSpec(name, 256 * MIB, 2, List.of(disks), null, null, null, null);
     }
 
     private static MigrationRecord record(String id) {
         return new MigrationRecord(id, "virginia", "taiwan", MigrationOutcome.ROLLED_BACK, "the destination died", "operator", 1_700_000_000_000L,
-                1_200_000, 180_000, 40_000, 256 * MIB, 4 * MIB, 64 * 1024, List.of(new DiskEpochs("root-disk", 3, 5)));
+                1_200_000, 180_000, 40_000, 256 * MIB, 4 * MIB, 64 * 1024, List.of(new DiskEpochs("root-disk", 3, 5)), "e1",
+                1_700_000_001_000_000L, 1_700_000_001_010_000L, 1_700_000_001_050_000L, 1_700_000_001_180_000L);
     }
 }
