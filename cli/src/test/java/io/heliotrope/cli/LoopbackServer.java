@@ -9,13 +9,17 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 
-/** A gRPC server for one test double, on a free port. */
+/** A gRPC server for test doubles, on a free port. */
 final class LoopbackServer implements AutoCloseable {
     private final Server server;
 
-    LoopbackServer(BindableService service) {
+    LoopbackServer(BindableService... services) {
         try {
-            this.server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create()).addService(service).build().start();
+            var builder = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create());
+            for (BindableService service : services) {
+                builder.addService(service);
+            }
+            this.server = builder.build().start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -108,10 +108,12 @@ class TestClusterCommands {
                   NAME       SIZE  MODE       HOME      HOLDER    EPOCH  CURRENT AT
                   demo  256.0 MiB  proactive  virginia  virginia      3  taiwan 1.0 MiB, virginia 64.0 KiB
                   vm1     1.0 GiB  sync       -         virginia      7  -
+                VMs:
+                  none
                 transfers in flight (blocks waiting at a site to be pushed to others):
                   IMAGE  SITE      QUEUED    LAG
                   demo   virginia       5  1.2 s
-                migrations in flight (write leases being handed over):
+                lease moves in flight (write leases being handed over, as in a VM's migration):
                   IMAGE  FROM      TO      EPOCH
                   vm1    virginia  taiwan      7
                 """.formatted(controller.target()));

@@ -14,15 +14,18 @@ import io.heliotrope.proto.controller.v1.GetClusterStatusRequest;
 import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
+import io.heliotrope.proto.controller.v1.ListVmsRequest;
+import io.heliotrope.proto.controller.v1.ListVmsResponse;
 import io.heliotrope.proto.controller.v1.RttMatrix;
 import io.heliotrope.proto.controller.v1.SetImageRequest;
+import io.heliotrope.proto.controller.v1.VmServiceGrpc;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A controller on a free loopback port that answers the cluster view with a canned
- * {@link ClusterStatus} and records the catalog changes it is asked for.
+ * {@link ClusterStatus}, knows no VMs, and records the catalog changes it is asked for.
  */
 final class TestingController extends ControllerServiceGrpc.ControllerServiceImplBase implements AutoCloseable {
     final List<Object> requests = new CopyOnWriteArrayList<>();
@@ -31,7 +34,12 @@ final class TestingController extends ControllerServiceGrpc.ControllerServiceImp
 
     TestingController(ClusterStatus cluster) {
         this.cluster = cluster;
-        this.server = new LoopbackServer(this);
+        this.server = new LoopbackServer(this, new VmServiceGrpc.VmServiceImplBase() {
+            @Override
+            public void listVms(ListVmsRequest request, StreamObserver<ListVmsResponse> observer) {
+                reply(ListVmsResponse.getDefaultInstance(), observer);
+            }
+        });
     }
 
     String target() {

@@ -4,6 +4,8 @@ import io.heliotrope.cli.client.Target;
 import io.heliotrope.cli.image.ImageList;
 import io.heliotrope.cli.print.Ages;
 import io.heliotrope.cli.print.Table;
+import io.heliotrope.cli.vm.VmViews;
+import io.heliotrope.proto.cli.v1.VmList;
 import io.heliotrope.proto.controller.v1.ClusterImage;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.Lease;
@@ -23,7 +25,7 @@ import static io.heliotrope.cli.print.Sizes.format;
 final class StatusReport {
     private StatusReport() {}
 
-    static void cluster(ClusterStatus cluster, Target controller, PrintStream out) {
+    static void cluster(ClusterStatus cluster, VmList vms, Target controller, PrintStream out) {
         long now = cluster.getGeneratedEpochMillis();
         out.println(controller.describe() + ", at " + Instant.ofEpochMilli(now));
         out.println("sites:");
@@ -46,6 +48,12 @@ final class StatusReport {
         } else {
             ImageList.print(cluster.getImagesList(), out, "  ");
         }
+        out.println("VMs:");
+        if (vms.getVmsCount() == 0) {
+            out.println("  none");
+        } else {
+            VmViews.print(vms, out, "  ");
+        }
         out.println("transfers in flight (blocks waiting at a site to be pushed to others):");
         Table transfers = new Table("<<>>", "IMAGE", "SITE", "QUEUED", "LAG");
         Table migrations = new Table("<<<>", "IMAGE", "FROM", "TO", "EPOCH");
@@ -62,7 +70,7 @@ final class StatusReport {
             }
         }
         printOrNone(transfers, out);
-        out.println("migrations in flight (write leases being handed over):");
+        out.println("lease moves in flight (write leases being handed over, as in a VM's migration):");
         printOrNone(migrations, out);
     }
 

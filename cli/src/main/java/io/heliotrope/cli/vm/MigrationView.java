@@ -1,5 +1,6 @@
 package io.heliotrope.cli.vm;
 
+import io.heliotrope.proto.scheduler.v1.EnsembleProgress;
 import io.heliotrope.proto.scheduler.v1.MigrationPhase;
 import io.heliotrope.proto.scheduler.v1.MigrationProgress;
 
@@ -28,6 +29,23 @@ final class MigrationView implements AutoCloseable {
             return;
         }
         out.print(ERASE_LINE + line(progress));
+        out.flush();
+        drawn = true;
+    }
+
+    /** VMs switched over together: each one's phase and RAM left, on one line. */
+    void show(EnsembleProgress progress) {
+        if (out == null || progress.getDone()) {
+            return;
+        }
+        StringBuilder line = new StringBuilder();
+        for (MigrationProgress member : progress.getMembersList()) {
+            line.append(line.length() == 0 ? "" : " | ").append(member.getVm()).append(' ').append(phase(member.getPhase()));
+            if (member.getRamTotal() > 0 && member.getPhase() == MigrationPhase.MIGRATION_PHASE_PRECOPY) {
+                line.append(' ').append(format(member.getRamRemaining())).append(" left");
+            }
+        }
+        out.print(ERASE_LINE + line);
         out.flush();
         drawn = true;
     }

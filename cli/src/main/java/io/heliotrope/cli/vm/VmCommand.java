@@ -1,24 +1,18 @@
 package io.heliotrope.cli.vm;
 
+import io.heliotrope.cli.client.CatalogClient;
 import io.heliotrope.cli.client.ClientConfig;
 import io.heliotrope.cli.client.RunnerClient;
 import io.heliotrope.cli.client.Target;
 import io.heliotrope.cli.client.VmClient;
-import io.heliotrope.cli.print.CliErrors;
-import io.heliotrope.cli.print.DurationConverter;
 import io.heliotrope.cli.print.Json;
-import io.heliotrope.cli.print.Progress;
 import io.heliotrope.cli.print.Sizes;
-import io.heliotrope.cli.print.Table;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.DiskEpochs;
-import io.heliotrope.proto.controller.v1.MigrationOutcome;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.Vm;
 import io.heliotrope.proto.controller.v1.VmSpec;
-import io.heliotrope.proto.scheduler.v1.MigrateRequest;
-import io.heliotrope.proto.scheduler.v1.OnTimeout;
 import io.heliotrope.proto.storage.v1.VmRuntime;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -28,7 +22,6 @@ import picocli.CommandLine.ScopeType;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -38,7 +31,8 @@ import static io.heliotrope.cli.print.Sizes.format;
         mixinStandardHelpOptions = true,
         description = "Define, run and move VMs. A VM is a QEMU guest whose disks are Heliotrope images, attached over NBD at the "
                 + "site it runs at; the controller keeps its definition and history, the site's runner its QEMU.",
-        subcommands = {VmCommand.Create.class, VmCommand.Start.class, VmCommand.Stop.class, VmCommand.List.class, VmCommand.Migrate.class})
+        subcommands = {VmCommand.Create.class, VmCommand.Start.class, VmCommand.Stop.class, VmCommand.List.class, VmShow.class, VmConsole.class,
+                VmMigrate.class, VmCommand.Remove.class})
 public final class VmCommand {
     @Option(names = "--controller", paramLabel = "HOST:PORT", scope = ScopeType.INHERIT,
             description = "The cluster's controller (default: $" + Target.ENV + ", else the one `helio up` wrote to ~/.config/heliotrope/client.yaml).")
@@ -119,7 +113,7 @@ public final class VmCommand {
         @Override
         int run(VmClient vms, PrintStream out) {
             Vm vm = vms.get(name);
-            try (RunnerClient runner = new RunnerClient(vm.getSite(), vms.siteAddress(vm.getSite()))) {
+            try (RunnerClient runner = vms.runner(vm.getSite())) {
                 VmRuntime started = runner.start(vm.getSpec());
                 out.printf("started VM %s at %s (pid %d; console log %s)%n", name, vm.getSite(), started.getPid(), started.getConsoleLog());
             }
@@ -138,7 +132,7 @@ public final class VmCommand {
         @Override
         int run(VmClient vms, PrintStream out) {
             Vm vm = vms.get(name);
-            try (RunnerClient runner = new RunnerClient(vm.getSite(), vms.siteAddress(vm.getSite()))) {
+            try (RunnerClient runner = vms.runner(vm.getSite())) {
                 VmRuntime stopped = runner.stop(name, kill);
                 out.printf("stopped VM %s at %s (%s)%n", name, vm.getSite(), stopped.getExitReason().isEmpty() ? stopped.getState() : stopped.getExitReason());
             }
@@ -146,104 +140,55 @@ public final class VmCommand {
         }
     }
 
-    @Command(name = "ls", mixinStandardHelpOptions = true, description = "The VMs, where they run and their state there.")
+    @Command(name = "ls", mixinStandardHelpOptions = true, description = "The VMs, where they run, their state there and their migrations.")
     static final class List extends Subcommand {
-        @Override
-        int run(VmClient vms, PrintStream out) {
-            Table table = new Table("<<<>><<", "NAME", "SITE", "STATE", "MEMORY", "VCPUS", "DISKS", "LAST MIGRATION");
-            for (Vm vm : vms.list()) {
-                table.add(vm.getSpec().getName(), vm.getSite(), state(vms, vm), format(vm.getSpec().getMemoryBytes()), vm.getSpec().getVcpus(),
-                        vm.getSpec().getDisksCount() == 0 ? "-" : String.join(",", vm.getSpec().getDisksList()),
-                        vm.getMigrationsCount() == 0 ? "-" : summary(vm.getMigrations(vm.getMigrationsCount() - 1)));
-            }
-            table.print(out, "");
-            return 0;
-        }
-
-        /** The QEMU's state as the VM's site reports it, or why it cannot be had. */
-        private static String state(VmClient vms, Vm vm) {
-            try (RunnerClient runner = new RunnerClient(vm.getSite(), vms.siteAddress(vm.getSite()))) {
-                return runner.get(vm.getSpec().getName()).getState();
-            } catch (HeliotropeException e) {
-                return e.code() == ErrorCode.VM_NOT_FOUND ? "stopped" : "unknown (" + e.code().name().toLowerCase(Locale.ROOT) + ")";
-            }
-        }
-
-        private static String summary(MigrationRecord record) {
-            return record.getFromSite() + " -> " + record.getToSite() + " " + outcome(record);
-        }
-    }
-
-    @Command(name = "migrate", mixinStandardHelpOptions = true,
-            description = {"Move a running VM to another site, live: its RAM by QEMU, its disks' write leases by a fenced handoff at the "
-                    + "switchover (never two writers), the blocks the destination lacks pushed ahead. The migration runs in the driver "
-                    + "beside the controller: Ctrl-C only stops watching it (`helio vm migrate NAME --watch` follows it again); "
-                    + "--cancel cancels it, rolling it back unless the destination has resumed the guest."})
-    static final class Migrate extends Subcommand {
-        @Parameters(index = "0", paramLabel = "NAME")
-        String name;
-
-        @Option(names = "--to", paramLabel = "SITE", description = "The destination site.")
-        String to;
-
-        @Option(names = "--cancel", description = "Cancel the VM's migration in flight.")
-        boolean cancel;
-
-        @Option(names = "--watch", description = "Follow the VM's migration in flight (or show its last result).")
-        boolean watch;
-
-        @Option(names = "--timeout", paramLabel = "DURATION", converter = DurationConverter.class,
-                description = "Give pre-copy this long (e.g. 60s), then act as --on-timeout says (default: no limit).")
-        Duration timeout;
-
-        @Option(names = "--on-timeout", paramLabel = "cancel|force", defaultValue = "cancel",
-                description = "At --timeout: cancel (roll back, the VM keeps running at its site) or force (pause the guest so that "
-                        + "pre-copy completes; default: ${DEFAULT-VALUE}).")
-        String onTimeout;
-
-        @Option(names = "--handoff-deadline", paramLabel = "DURATION", converter = DurationConverter.class,
-                description = "How long the lease's move may take at the switchover before the migration rolls back (default: 5s).")
-        Duration handoffDeadline;
-
-        @Option(names = "--json", description = "Print the result as JSON (the controller's MigrationRecord) instead of for people.")
+        @Option(names = "--json", description = "Print JSON instead (a VmList: each VM's record, its QEMU, its disks' leases; see vm_views.proto).")
         boolean json;
 
         @Override
         int run(VmClient vms, PrintStream out) {
-            if (cancel) {
-                MigrationRecord record = vms.cancel(name);
-                Json.print(json, record, out, (result, to) -> printResult(name, result, to));
-                return 0;
+            try (CatalogClient catalog = new CatalogClient(vms.target())) {
+                Json.print(json, VmViews.list(vms, catalog), out, (list, to) -> VmViews.print(list, to, ""));
             }
-            MigrationView view = new MigrationView(!json && Progress.stderrIsTerminal() ? System.err : null);
-            MigrationRecord record;
-            if (watch) {
-                record = vms.watch(name, view::show);
-            } else {
-                if (to == null) {
-                    throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "give --to SITE (or --cancel, or --watch)");
-                }
-                MigrateRequest.Builder request = MigrateRequest.newBuilder().setVm(name).setToSite(to)
-                        .setOnTimeout(onTimeout(onTimeout));
-                if (timeout != null) {
-                    request.setTimeoutMillis(timeout.toMillis());
-                }
-                if (handoffDeadline != null) {
-                    request.setHandoffDeadlineMillis(handoffDeadline.toMillis());
-                }
-                record = vms.migrate(request.build(), view::show);
-            }
-            view.close();
-            Json.print(json, record, out, (result, to) -> printResult(name, result, to));
-            return record.getOutcome() == MigrationOutcome.MIGRATION_OUTCOME_COMPLETED ? 0 : CliErrors.USER_ERROR;
+            return 0;
         }
+    }
 
-        private static OnTimeout onTimeout(String value) {
-            return switch (value.toLowerCase(Locale.ROOT)) {
-                case "cancel" -> OnTimeout.ON_TIMEOUT_CANCEL;
-                case "force" -> OnTimeout.ON_TIMEOUT_FORCE;
-                default -> throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--on-timeout is cancel or force, not '" + value + "'");
-            };
+    @Command(name = "rm", mixinStandardHelpOptions = true,
+            description = "Remove a VM's definition and migration history; its disks stay in the catalog. Refused while its QEMU runs "
+                    + "or it migrates, unless --force (which kills the QEMU).")
+    static final class Remove extends Subcommand {
+        @Parameters(index = "0", paramLabel = "NAME")
+        String name;
+
+        @Option(names = "--force", description = "Kill the VM's QEMU if it runs.")
+        boolean force;
+
+        @Override
+        int run(VmClient vms, PrintStream out) {
+            Vm vm = vms.get(name);
+            if (vm.hasInFlight()) {
+                throw new HeliotropeException(ErrorCode.VM_BUSY, "VM " + name + " is migrating to " + vm.getInFlight().getToSite()
+                        + "; wait for the migration, or cancel it with `helio vm migrate " + name + " --cancel`");
+            }
+            try (RunnerClient runner = vms.runner(vm.getSite())) {
+                VmRuntime runtime = runner.get(name);
+                if (!runtime.getState().equals("exited")) {
+                    if (!force) {
+                        throw new HeliotropeException(ErrorCode.VM_BUSY, "VM " + name + " runs at " + vm.getSite() + " (" + runtime.getState()
+                                + "); stop it first (`helio vm stop " + name + "`), or give --force to kill it");
+                    }
+                    runner.stop(name, true);
+                }
+            } catch (HeliotropeException e) {
+                if (e.code() != ErrorCode.VM_NOT_FOUND) {
+                    throw e;
+                }
+            }
+            vms.delete(name);
+            out.printf("removed VM %s (its disks %s stay in the catalog)%n", name,
+                    vm.getSpec().getDisksCount() == 0 ? "-" : String.join(", ", vm.getSpec().getDisksList()));
+            return 0;
         }
     }
 
