@@ -178,9 +178,9 @@ public final class Migration implements Runnable {
         } catch (RuntimeException e) {
             log.warn("{}: cannot record migration {}: {}", vmName(), id, e.getMessage());
         }
-        MigrationProgress done = progress(MigrationPhase.MIGRATION_PHASE_DONE).setResult(record).build();
+        // The progress first: whoever the result wakes reads the progress with it.
+        reports.done(progress(MigrationPhase.MIGRATION_PHASE_DONE).setResult(record).build());
         result.complete(record);
-        reports.done(done);
     }
 
     private MigrationRecord migrate() {

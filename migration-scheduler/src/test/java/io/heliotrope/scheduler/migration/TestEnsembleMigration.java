@@ -5,6 +5,7 @@ import io.heliotrope.proto.controller.v1.MigrationOutcome;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.scheduler.v1.MigrateRequest;
 import io.heliotrope.proto.scheduler.v1.MigrateTogetherRequest;
+import io.heliotrope.proto.scheduler.v1.MigrationProgress;
 import io.heliotrope.proto.storage.v1.MigrationState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.scheduler.migration.TestingSiteCalls.status;
@@ -41,8 +43,13 @@ class TestEnsembleMigration {
             taiwan.then(vm, MigrationState.newBuilder().setStatus("completed").setVmState("running").setResumeMicros(2).build());
         }
 
-        List<MigrationRecord> records = results(driver.startTogether(together()));
+        List<Migration> members = driver.startTogether(together());
+        // What the driver's stream sends when the last member ends: every member's progress, with its result.
+        CompletableFuture<List<MigrationProgress>> atTheEnd = CompletableFuture.allOf(members.stream().map(Migration::result).toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> members.stream().map(Migration::progress).toList());
+        List<MigrationRecord> records = results(members);
 
+        assertThat(atTheEnd.get(10, TimeUnit.SECONDS)).extracting(MigrationProgress::getResult).isEqualTo(records);
         assertThat(records).extracting(MigrationRecord::getOutcome).containsOnly(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED);
         assertThat(records).extracting(MigrationRecord::getEnsembleId).containsOnly(records.get(0).getEnsembleId()).doesNotContain("");
         int lastHandOver = 0;
