@@ -20,6 +20,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from geo_report import fmt, gnuplot, print_table, read_csv, verdict  # noqa: E402
 
 THERE, BACK = ("virginia", "taiwan"), ("taiwan", "virginia")
+LOG_SCALE = """set xtics rotate by 30 right
+set logscale y
+set yrange [1:*]"""
 
 
 def summary_rows(rows, columns):
@@ -37,20 +40,25 @@ def summary_rows(rows, columns):
     return table
 
 
-def bars(csv_path, png, title, ylabel, series):
-    """A clustered bar chart, one cluster per migration, one bar per (column number, label)."""
-    plots = ", ".join(f"'{csv_path}' using {col}:xtic(1) title '{label}'" for col, label in series)
+def histogram(png, title, plots, extra=""):
+    """A clustered bar chart of CSV columns (gnuplot PLOTS), the first row the series' names."""
     gnuplot(f"""set title '{title}'
 set datafile separator ','
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set key autotitle columnhead
-set xlabel 'migration (odd: virginia -> taiwan, even: back)'
-set ylabel '{ylabel}'
-set yrange [0:*]
+{extra}
 plot {plots}
 """, png)
+
+
+def bars(csv_path, png, title, ylabel, series):
+    """A clustered bar chart, one cluster per migration, one bar per (column number, label)."""
+    plots = ", ".join(f"'{csv_path}' using {col}:xtic(1) title '{label}'" for col, label in series)
+    histogram(png, title, plots, f"""set xlabel 'migration (odd: virginia -> taiwan, even: back)'
+set ylabel '{ylabel}'
+set yrange [0:*]""")
 
 
 def plain_qemu(csv_path, png):
@@ -222,17 +230,8 @@ def plot_compare(out_dir, lines):
         for measure, unit, vs, _, base, _, _ in lines:
             if unit == "ms" or measure.startswith("storage"):
                 out.writerow([f"{measure} ({unit})", fmt(median(vs), 3) if vs else 0, fmt(median(base), 3) if base else 0])
-    gnuplot(f"""set datafile separator ','
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set key autotitle columnhead
-set title 'Heliotrope vs plain QEMU (downtime) and drive-mirror (storage): medians'
-set xtics rotate by 30 right
-set logscale y
-set yrange [1:*]
-plot '{data}' using 2:xtic(1), '' using 3
-""", os.path.join(out_dir, "compare.png"))
+    histogram(os.path.join(out_dir, "compare.png"), "Heliotrope vs plain QEMU (downtime) and drive-mirror (storage): medians",
+              f"'{data}' using 2:xtic(1), '' using 3", LOG_SCALE)
 
 
 def ensemble(out_dir, rtt):
@@ -264,17 +263,8 @@ def ensemble(out_dir, rtt):
             pauses = {r["vm"]: r["pause_ms"] for r in m}
             out.writerow([f"{rnd} {way} {frm[0]}->{to[0]}"] + [pauses.get(n, 0) for n in names] + [m[0]["spread_ms"] or 0])
     plots = ", ".join(f"'{data}' using {i + 2}{':xtic(1)' if i == 0 else ''}" for i in range(len(names) + 1))
-    gnuplot(f"""set title 'Three VMs: together vs one by one: each pause and the STOP spread (ms, log scale)'
-set datafile separator ','
-set style data histograms
-set style histogram clustered gap 1
-set style fill solid 0.8 border -1
-set key autotitle columnhead
-set xtics rotate by 30 right
-set logscale y
-set yrange [1:*]
-plot {plots}
-""", os.path.join(out_dir, "ensemble.png"))
+    histogram(os.path.join(out_dir, "ensemble.png"), "Three VMs: together vs one by one: each pause and the STOP spread (ms, log scale)",
+              plots, LOG_SCALE)
 
 
 def main(argv):

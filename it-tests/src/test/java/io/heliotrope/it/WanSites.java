@@ -18,10 +18,12 @@ import java.util.Map;
  * restarts on its gRPC port, so that the links into it still lead to it.
  */
 final class WanSites implements AutoCloseable {
-    /** Incoming migrations each site takes at once: a test moves one VM at a time, and a rollback's destination may linger. */
-    private static final int MIGRATION_PORTS = 2;
+    /** Incoming migrations each site takes at once: three VMs moved together, and a rollback's destination may linger. */
+    private static final int MIGRATION_PORTS = 4;
     private final WanEmulator emulator = new WanEmulator();
     private final Map<String, TestingSite> sites = new LinkedHashMap<>();
+    /** The links from a site to another's migration ports, by "from->to". */
+    private final Map<String, List<WanLink>> migrationLinks = new LinkedHashMap<>();
 
     /**
      * @param controller host:port of the controller
@@ -48,7 +50,9 @@ final class WanSites implements AutoCloseable {
                         args.addAll(List.of("--peer", names.get(j) + "=" + target(link(name, names.get(j), peer, wan))));
                         List<String> links = new ArrayList<>();
                         for (int port = migrationPorts[j]; port < migrationPorts[j] + MIGRATION_PORTS; port++) {
-                            links.add(target(link(name, names.get(j) + " migration " + port, new InetSocketAddress("127.0.0.1", port), wan)));
+                            WanLink link = link(name, names.get(j) + " migration " + port, new InetSocketAddress("127.0.0.1", port), wan);
+                            migrationLinks.computeIfAbsent(name + "->" + names.get(j), key -> new ArrayList<>()).add(link);
+                            links.add(target(link));
                         }
                         args.addAll(List.of("--peer-migration", names.get(j) + "=" + String.join(",", links)));
                     }
@@ -72,6 +76,11 @@ final class WanSites implements AutoCloseable {
     /** The link that carries {@code from}'s traffic to {@code to} ("controller" for the controller). */
     WanLink link(String from, String to) {
         return emulator.link(from + "->" + to);
+    }
+
+    /** The links a migration from {@code from} to {@code to} sends its RAM through. */
+    List<WanLink> migrationLinks(String from, String to) {
+        return migrationLinks.get(from + "->" + to);
     }
 
     private WanLink link(String from, String to, InetSocketAddress target, LinkConfig config) {
