@@ -15,7 +15,8 @@ import java.util.Map;
  * ordered pair of sites has its own link, and so has each site's path to the controller
  * (the first site sits with the controller, the others reach it across the WAN), and so
  * has each site's path to each of another site's migration ports. A site
- * restarts on its gRPC port, so that the links into it still lead to it.
+ * restarts on its gRPC port, so that the links into it still lead to it, and on its NBD
+ * port, so that the guests it runs reconnect to their disks.
  */
 final class WanSites implements AutoCloseable {
     /** Incoming migrations each site takes at once: three VMs moved together, and a rollback's destination may linger. */
@@ -32,6 +33,7 @@ final class WanSites implements AutoCloseable {
     WanSites(String controller, LinkConfig wan, List<String> names, String... options) {
         try {
             int[] ports = Ports.free(names.size());
+            int[] nbdPorts = Ports.free(names.size());
             int[] migrationPorts = new int[names.size()];
             for (int i = 0; i < names.size(); i++) {
                 migrationPorts[i] = Ports.freeRun(MIGRATION_PORTS);
@@ -42,6 +44,7 @@ final class WanSites implements AutoCloseable {
                 String name = names.get(i);
                 LinkConfig toController = i == 0 ? LinkConfig.direct() : wan;
                 List<String> args = new ArrayList<>(List.of("--site", name, "--grpc-port", Integer.toString(ports[i]),
+                        "--nbd-port", Integer.toString(nbdPorts[i]),
                         "--controller", target(link(name, "controller", controllerAddress, toController)),
                         "--migration-port", Integer.toString(migrationPorts[i]), "--migration-ports", Integer.toString(MIGRATION_PORTS)));
                 for (int j = 0; j < names.size(); j++) {
