@@ -89,7 +89,8 @@ class HelioClusterIT {
                 .containsPattern("\\n  site-a +up +" + a.grpcTarget().replace(".", "\\.") + " +127\\.0\\.0\\.1:" + a.nbdPort() + " ")
                 .containsPattern("\\n  site-b +up +" + b.grpcTarget().replace(".", "\\.") + " +127\\.0\\.0\\.1:" + b.nbdPort() + " ")
                 .containsPattern("\\n  listed +4\\.0 MiB +proactive +- +- +0 +-\\n")
-                .contains("\nmigrations in flight (write leases being handed over):\n  none\n");
+                .contains("\nVMs:\n  none\n")
+                .contains("\nlease moves in flight (write leases being handed over, as in a VM's migration):\n  none\n");
         ClusterStatus status = JsonOutput.parse(helio(env, "status", "--json"), ClusterStatus.newBuilder());
         assertThat(status.getSitesList()).extracting(site -> site.getSite().getName() + " " + site.getUp())
                 .containsExactlyInAnyOrder("site-a true", "site-b true");
