@@ -9,7 +9,7 @@ import static java.util.Objects.requireNonNull;
 /**
  * The barriers of migrations switched over together. Each member migrates until its source
  * parks at {@code pre-switchover} (the guest paused), then waits here for the others: when
- * all have parked within {@link #barrier()} of the first, each hands its disks over and
+ * all have parked within the barrier of the first, each hands its disks over and
  * waits again; when all have, each continues. Until then, the first member to fail, a
  * member that misses the barrier, or a cancel fails the ensemble, and every member rolls
  * back; after it, a failure is each member's own.
@@ -35,10 +35,6 @@ final class Ensemble {
 
     List<String> members() {
         return members;
-    }
-
-    Duration barrier() {
-        return barrier;
     }
 
     /** Why the ensemble failed, or null while it has not. */
@@ -80,7 +76,7 @@ final class Ensemble {
     /**
      * Called by a member whose disks were handed over: waits for every member's, for at
      * most {@code patience}. Null when all were (the ensemble can no longer fail), else why
-     * not.
+     * not: a failure before the last hand-over (a cancel among them) holds for every member.
      */
     synchronized String awaitHandedOver(String member, Duration patience) throws InterruptedException {
         handedOver++;
@@ -95,6 +91,6 @@ final class Ensemble {
             }
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }
-        return handedOver == members.size() ? null : failure;
+        return failure;
     }
 }

@@ -125,6 +125,16 @@ class TestEnsembleMigration {
     }
 
     @Test
+    void aFailureBeforeTheLastHandOverHoldsForEveryMemberTheLastToo() throws Exception {
+        Ensemble ensemble = new Ensemble("e", List.of("a", "b"), Duration.ofSeconds(1));
+
+        ensemble.fail("cancelled by operator");
+
+        assertThat(ensemble.awaitHandedOver("a", Duration.ofSeconds(1))).isEqualTo("cancelled by operator");
+        assertThat(ensemble.awaitHandedOver("b", Duration.ofSeconds(1))).as("the last to hand over").isEqualTo("cancelled by operator");
+    }
+
+    @Test
     void anEnsembleCountsAsOneMigrationOutOfItsSite() {
         cluster.vm("d", "virginia", "d-root").vm("e", "virginia", "e-root");
         for (String vm : List.of("a", "b", "c", "d", "e")) {
