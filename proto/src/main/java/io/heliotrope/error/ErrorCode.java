@@ -16,6 +16,10 @@ public enum ErrorCode {
     VM_EXISTS(Kind.CONFLICT),
     /** The VM's state forbids the call now: it runs (or not), or a migration of it is in flight. */
     VM_BUSY(Kind.CONFLICT),
+    APPLICATION_NOT_FOUND(Kind.USER),
+    APPLICATION_EXISTS(Kind.CONFLICT),
+    /** This controller's scheduler stands by: another one is elected to decide. */
+    NOT_LEADER(Kind.CONFLICT),
     /** A program this call needs (QEMU) is not installed here. */
     TOOL_MISSING(Kind.USER),
     /** Another site holds the image's write lease. */

@@ -28,9 +28,9 @@ public final class GrpcErrors {
         Status status = switch (e.code()) {
             case INVALID_ARGUMENT, READ_ONLY -> Status.INVALID_ARGUMENT;
             case OUT_OF_RANGE -> Status.OUT_OF_RANGE;
-            case IMAGE_NOT_FOUND, SITE_NOT_FOUND, VM_NOT_FOUND -> Status.NOT_FOUND;
-            case IMAGE_EXISTS, VM_EXISTS -> Status.ALREADY_EXISTS;
-            case IMAGE_IN_USE, LEASE_HELD, STALE_LEASE, VM_BUSY, TOOL_MISSING -> Status.FAILED_PRECONDITION;
+            case IMAGE_NOT_FOUND, SITE_NOT_FOUND, VM_NOT_FOUND, APPLICATION_NOT_FOUND -> Status.NOT_FOUND;
+            case IMAGE_EXISTS, VM_EXISTS, APPLICATION_EXISTS -> Status.ALREADY_EXISTS;
+            case IMAGE_IN_USE, LEASE_HELD, STALE_LEASE, VM_BUSY, TOOL_MISSING, NOT_LEADER -> Status.FAILED_PRECONDITION;
             case PEER_UNAVAILABLE, SHUTTING_DOWN, BLOCK_NOT_LOCAL -> Status.UNAVAILABLE;
             case NO_SPACE -> Status.RESOURCE_EXHAUSTED;
             case STORAGE_FAILURE -> Status.INTERNAL;

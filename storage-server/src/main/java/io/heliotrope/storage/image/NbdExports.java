@@ -57,10 +57,10 @@ public final class NbdExports implements ExportCatalog {
 
     static NbdException.Kind kind(ErrorCode code) {
         return switch (code) {
-            case INVALID_ARGUMENT, SITE_NOT_FOUND, VM_NOT_FOUND, TOOL_MISSING -> NbdException.Kind.INVALID;
+            case INVALID_ARGUMENT, SITE_NOT_FOUND, VM_NOT_FOUND, APPLICATION_NOT_FOUND, TOOL_MISSING -> NbdException.Kind.INVALID;
             case IMAGE_NOT_FOUND -> NbdException.Kind.UNKNOWN_EXPORT;
             case OUT_OF_RANGE, NO_SPACE -> NbdException.Kind.NO_SPACE;
-            case READ_ONLY, IMAGE_EXISTS, IMAGE_IN_USE, LEASE_HELD, VM_EXISTS, VM_BUSY -> NbdException.Kind.NOT_PERMITTED;
+            case READ_ONLY, IMAGE_EXISTS, IMAGE_IN_USE, LEASE_HELD, VM_EXISTS, VM_BUSY, APPLICATION_EXISTS, NOT_LEADER -> NbdException.Kind.NOT_PERMITTED;
             case SHUTTING_DOWN -> NbdException.Kind.SHUTTING_DOWN;
             case PEER_UNAVAILABLE, STALE_LEASE, BLOCK_NOT_LOCAL -> NbdException.Kind.UNAVAILABLE;
             case STORAGE_FAILURE -> NbdException.Kind.FAILURE;
