@@ -51,6 +51,10 @@ final class Decider {
         if (migrating.isPresent()) {
             return wait(decision, migrating.get());
         }
+        Optional<String> cooling = cooling(application, cluster);
+        if (cooling.isPresent()) {
+            return wait(decision, cooling.get());
+        }
         if (reports.isEmpty()) {
             return wait(decision, "no workload reported in the last " + Durations.print(policy.window()));
         }
@@ -156,20 +160,27 @@ final class Decider {
         return Optional.empty();
     }
 
-    /** Why the application's VMs may not move now: one moved within the dwell time, or one failed within the cooldown. */
+    /** A migration of the application that failed within the cooldown: the application is left alone until it passes. */
+    private Optional<String> cooling(Application application, ClusterSnapshot cluster) {
+        for (String name : application.getVmsList()) {
+            Vm vm = cluster.vms().get(name);
+            Optional<MigrationRecord> failed = vm == null ? Optional.empty() : VmHistory.lastFailure(vm);
+            if (failed.isPresent() && VmHistory.ended(failed.get()).plus(config.cooldown()).isAfter(cluster.now())) {
+                return Optional.of("a migration of " + name + " to " + failed.get().getToSite() + " failed " + Durations.ago(VmHistory.ended(failed.get()),
+                        cluster.now()) + " ago; the application is left alone for " + Durations.print(config.cooldown()) + " after one (cooldown)");
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Why the application's VMs may not move now: one moved within the dwell time. */
     private Optional<String> held(Application application, ClusterSnapshot cluster) {
         Duration dwell = application.getDwellMillis() == 0 ? config.dwell() : Duration.ofMillis(application.getDwellMillis());
         for (String name : application.getVmsList()) {
-            Vm vm = cluster.vms().get(name);
-            Optional<Instant> moved = VmHistory.lastMove(vm);
+            Optional<Instant> moved = VmHistory.lastMove(cluster.vms().get(name));
             if (moved.isPresent() && moved.get().plus(dwell).isAfter(cluster.now())) {
                 return Optional.of("it would move, but " + name + " moved " + Durations.ago(moved.get(), cluster.now()) + " ago; it stays "
                         + Durations.print(dwell) + " after a move (dwell)");
-            }
-            Optional<MigrationRecord> failed = VmHistory.lastFailure(vm);
-            if (failed.isPresent() && VmHistory.ended(failed.get()).plus(config.cooldown()).isAfter(cluster.now())) {
-                return Optional.of("it would move, but a migration of " + name + " to " + failed.get().getToSite() + " failed "
-                        + Durations.ago(VmHistory.ended(failed.get()), cluster.now()) + " ago (cooldown " + Durations.print(config.cooldown()) + ")");
             }
         }
         return Optional.empty();

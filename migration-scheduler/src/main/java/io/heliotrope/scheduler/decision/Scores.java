@@ -10,6 +10,8 @@ final class Scores {
         if (Double.isInfinite(score)) {
             return score < 0 ? "-infinity (rejected by the filter)" : "infinity";
         }
-        return String.format(Locale.ROOT, "%.6g", score).replaceAll("\\.?0+(e|$)", "$1");
+        String text = String.format(Locale.ROOT, "%.6g", score);
+        // Trailing zeros of the fraction only: -750000 stays, -3.06000e+06 becomes -3.06e+06.
+        return text.contains(".") ? text.replaceAll("0+(e|$)", "$1").replaceAll("\\.(e|$)", "$1") : text;
     }
 }

@@ -20,10 +20,10 @@ class TestRttHistory {
     void takesTheMinimumOverTheWindowSoThatABusyPeerCannotInflateIt() {
         RttHistory history = new RttHistory(Duration.ofMinutes(2));
         history.add(matrix(row("virginia", T0, "taiwan", 75_000)));
-        history.add(matrix(row("virginia", T0.plusSeconds(10), "taiwan", 140_000)));
-        history.add(matrix(row("virginia", T0.plusSeconds(20), "taiwan", 82_000)));
+        history.add(matrix(row("virginia", T0.plusSeconds(100), "taiwan", 140_000)));
+        history.add(matrix(row("virginia", T0.plusSeconds(110), "taiwan", 82_000)));
 
-        MeasuredRtt rtt = history.matrix(SITES, T0.plusSeconds(25));
+        MeasuredRtt rtt = history.matrix(SITES, T0.plusSeconds(115));
 
         assertThat(rtt.name(0)).isEqualTo("taiwan");
         assertThat(rtt.micros(1, 0)).isEqualTo(75_000);

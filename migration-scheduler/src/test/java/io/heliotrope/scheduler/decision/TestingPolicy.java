@@ -22,7 +22,7 @@ import java.util.Set;
  * the front ends to it; the newest report wins; parameter {@code avoid} names a site no VM may be at.
  */
 final class TestingPolicy implements Policy<TestingPolicy.Load> {
-    record Load(Map<String, Double> rates, String leader) implements Workload {
+    record Load(Map<String, Double> rates, String leaderVm) implements Workload {
         Load {
             if (rates.values().stream().anyMatch(rate -> rate < 0)) {
                 throw new IllegalArgumentException("rates must be 0 or more");
@@ -36,7 +36,7 @@ final class TestingPolicy implements Policy<TestingPolicy.Load> {
 
         @Override
         public Optional<String> leader() {
-            return Optional.ofNullable(leader);
+            return Optional.ofNullable(leaderVm);
         }
     }
 
