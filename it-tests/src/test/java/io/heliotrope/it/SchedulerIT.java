@@ -88,8 +88,10 @@ class SchedulerIT {
 
     @AfterAll
     static void stopScheduler() throws Exception {
-        try (zk; policies) {
-            scheduler.close();
+        try (Cleanup cleanup = new Cleanup()) {
+            cleanup.add(zk::close);
+            cleanup.add(policies::close);
+            cleanup.add(scheduler::close);
         }
     }
 
