@@ -88,6 +88,9 @@ final class PluginLoader {
 
     private static LoadedPlugin load(Path path, List<Path> jars) {
         String source = path.toString();
+        if (jars.isEmpty()) {
+            throw failure(source, "a directory without jar files", null);
+        }
         List<URL> urls = new ArrayList<>();
         for (Path jar : jars) {
             checkJar(source, path, jar);
