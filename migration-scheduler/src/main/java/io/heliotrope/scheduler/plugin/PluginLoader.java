@@ -3,6 +3,7 @@ package io.heliotrope.scheduler.plugin;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.scheduler.spi.Plugin;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.MalformedURLException;
@@ -76,8 +77,9 @@ final class PluginLoader {
         return new HeliotropeException(INVALID_ARGUMENT, "plugin " + source + ": " + message, cause);
     }
 
-    static void closeAll(List<LoadedPlugin> plugins, Throwable failure) {
-        for (LoadedPlugin plugin : plugins) {
+    /** Closes each of {@code plugins}, adding what fails to {@code failure}. */
+    static void closeAll(List<? extends Closeable> plugins, Throwable failure) {
+        for (Closeable plugin : plugins) {
             try {
                 plugin.close();
             } catch (IOException e) {
@@ -88,6 +90,9 @@ final class PluginLoader {
 
     private static LoadedPlugin load(Path path, List<Path> jars) {
         String source = path.toString();
+        if (jars.isEmpty()) {
+            throw failure(source, "a directory without jar files", null);
+        }
         List<URL> urls = new ArrayList<>();
         for (Path jar : jars) {
             checkJar(source, path, jar);
@@ -105,11 +110,7 @@ final class PluginLoader {
             }
             return new LoadedPlugin(source, plugins, classLoader);
         } catch (RuntimeException e) {
-            try {
-                classLoader.close();
-            } catch (IOException closing) {
-                e.addSuppressed(closing);
-            }
+            closeAll(List.of(classLoader), e);
             throw e;
         }
     }

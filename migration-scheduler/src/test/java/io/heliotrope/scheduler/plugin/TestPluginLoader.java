@@ -37,6 +37,14 @@ final class TestPluginLoader {
     }
 
     @Test
+    void aDirectoryWithoutJars() throws IOException {
+        Path dir = Files.createDirectory(plugins.resolve("empty"));
+        Files.writeString(dir.resolve("README"), "no jar here");
+
+        assertRefused("plugin " + dir + ": a directory without jar files");
+    }
+
+    @Test
     void aJarWithoutAPluginService() throws IOException {
         Path jar = TestingPlugins.withoutService(plugins.resolve("unnamed.jar"));
 
