@@ -97,7 +97,7 @@ public final class TestingController implements AutoCloseable {
 
     public void registerSites(String... names) {
         for (String name : names) {
-            await(service.registerSite(new Site(name, name + ":7410", name + ":10809", 0.02)));
+            await(service.registerSite(new Site(name, name + ":7410", name + ":10809", 0.02, 0, 0)));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.heliotrope.cli.server;
 
 import io.heliotrope.cli.print.DurationConverter;
+import io.heliotrope.cli.print.Sizes;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.SiteConfigLoader;
 import picocli.CommandLine.Option;
@@ -88,6 +89,15 @@ public final class SiteOptions {
     @Option(names = "--qemu", paramLabel = "PROGRAM", description = "The QEMU that runs VMs here (default: qemu-system-x86_64).")
     String qemu;
 
+    @Option(names = "--vm-memory", paramLabel = "SIZE", converter = Sizes.class,
+            description = "Memory this site gives its VMs all together, e.g. 64G; the scheduler places no more here (default: 0, no limit).")
+    Long vmMemoryBytes;
+
+    @Option(names = "--intra-site-rtt", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "The round trip between two hosts of this site, what the scheduler counts between VMs placed together "
+                    + "(default: 1ms).")
+    Duration intraSiteRtt;
+
     public SiteConfig load(Path defaultDataDir) {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("dataDir", dataDir);
@@ -110,6 +120,8 @@ public final class SiteOptions {
         overrides.put("migrationPorts", migrationPorts);
         overrides.put("peerMigration", peerMigration);
         overrides.put("qemu", qemu);
+        overrides.put("vmMemoryBytes", vmMemoryBytes);
+        overrides.put("intraSiteRtt", intraSiteRtt);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

@@ -40,6 +40,8 @@ public final class ApplicationRegistry implements ApplicationStore {
     public static final int MAX_DECISIONS = 50;
     /** An application as created: what leaves room in its znode for {@value #MAX_DECISIONS} decisions. */
     public static final int MAX_APPLICATION_BYTES = 64 * 1024;
+    /** Where the oldest decisions go even before {@value #MAX_DECISIONS}: a decision explains every term of two plans, which a large workload makes long. */
+    private static final int MAX_ZNODE_BYTES = ZooKeeperStore.MAX_REQUEST_BYTES - 4096;
     private static final int MAX_ATTEMPTS = 16;
     private static final String REPORT = "r-";
     private static final JsonFormat.Printer PRINTER = JsonFormat.printer();
@@ -89,15 +91,7 @@ public final class ApplicationRegistry implements ApplicationStore {
     /** Every application, in name order; one deleted while they are read is left out. */
     @Override
     public List<Application> list() {
-        List<String> paths = zk.children(layout.applications()).stream().map(layout::application).toList();
-        List<Optional<byte[]>> data = zk.readAll(paths);
-        List<Application> applications = new ArrayList<>(paths.size());
-        for (int i = 0; i < paths.size(); i++) {
-            if (data.get(i).isPresent()) {
-                applications.add(parse(data.get(i).get(), paths.get(i)));
-            }
-        }
-        return applications;
+        return zk.readChildren(layout.applications(), ApplicationRegistry::parse);
     }
 
     /** Deletes its reports first: a report that races the delete finds no application. */
@@ -154,14 +148,20 @@ public final class ApplicationRegistry implements ApplicationStore {
      * Appends the decision, or folds it into the newest one when both have the same outcome,
      * reason and sites of the current and best plans: the folded one keeps the newest's first
      * time, counts one more repeat, and takes the new decision's scores and time as its last.
-     * A decision appended counts 1 repeat at least; the oldest beyond {@value #MAX_DECISIONS} are dropped.
+     * A decision appended counts 1 repeat at least; the oldest beyond {@value #MAX_DECISIONS} are dropped, and more
+     * while the application's znode would exceed ZooKeeper's limit.
      */
     @Override
     public void record(String application, Decision decision) {
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Versioned<Application> current = read(application);
-            Application next = current.value().toBuilder().clearDecisions().addAllDecisions(fold(current.value().getDecisionsList(), decision)).build();
-            if (zk.setData(layout.application(application), write(next), current.version())) {
+            List<Decision> decisions = fold(current.value().getDecisionsList(), decision);
+            byte[] json = write(current.value().toBuilder().clearDecisions().addAllDecisions(decisions).build());
+            while (json.length > MAX_ZNODE_BYTES && decisions.size() > 1) {
+                decisions = decisions.subList(1, decisions.size());
+                json = write(current.value().toBuilder().clearDecisions().addAllDecisions(decisions).build());
+            }
+            if (zk.setData(layout.application(application), json, current.version())) {
                 return;
             }
         }

@@ -26,9 +26,9 @@ public final class RttStore {
         this.clock = requireNonNull(clock, "clock is null");
     }
 
-    /** Stores what {@code site} measured now, replacing its earlier row. */
-    public RttRow report(String site, Map<String, Long> rttMicros) {
-        RttRow row = new RttRow(site, clock.millis(), rttMicros);
+    /** Stores what {@code site} measured now, probing every {@code probePeriodMillis}, replacing its earlier row. */
+    public RttRow report(String site, Map<String, Long> rttMicros, long probePeriodMillis) {
+        RttRow row = new RttRow(site, clock.millis(), rttMicros, probePeriodMillis);
         zk.put(layout.rtt(site), Json.write(row));
         log.debug("{}: round trips {}", site, row.rttMicros());
         return row;

@@ -165,7 +165,7 @@ public final class ControllerGrpcService extends ControllerServiceGrpc.Controlle
 
     @Override
     public void reportRtt(ReportRttRequest request, StreamObserver<ReportRttResponse> observer) {
-        reply(() -> service.reportRtt(request.getSite(), ControllerProtos.rttMicros(request)), row -> ReportRttResponse.getDefaultInstance(), observer);
+        reply(() -> service.reportRtt(request.getSite(), ControllerProtos.rttMicros(request), request.getProbePeriodMillis()), row -> ReportRttResponse.getDefaultInstance(), observer);
     }
 
     @Override

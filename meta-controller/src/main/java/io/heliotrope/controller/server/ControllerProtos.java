@@ -38,7 +38,8 @@ public final class ControllerProtos {
     private ControllerProtos() {}
 
     static Site site(io.heliotrope.proto.controller.v1.Site proto) {
-        return new Site(proto.getName(), proto.getGrpcAddress(), proto.getNbdAddress(), proto.getEgressPricePerGb());
+        return new Site(proto.getName(), proto.getGrpcAddress(), proto.getNbdAddress(), proto.getEgressPricePerGb(), proto.getVmMemoryBytes(),
+                proto.getIntraSiteRttMicros());
     }
 
     public static io.heliotrope.proto.controller.v1.Site toProto(Site site) {
@@ -47,6 +48,8 @@ public final class ControllerProtos {
                 .setGrpcAddress(site.grpcAddress())
                 .setNbdAddress(site.nbdAddress())
                 .setEgressPricePerGb(site.egressPricePerGb())
+                .setVmMemoryBytes(site.vmMemoryBytes())
+                .setIntraSiteRttMicros(site.intraSiteRttMicros())
                 .build();
     }
 
@@ -94,7 +97,8 @@ public final class ControllerProtos {
         for (RttRow row : rows) {
             io.heliotrope.proto.controller.v1.RttRow.Builder proto = matrix.addRowsBuilder()
                     .setSite(row.site())
-                    .setMeasuredEpochMillis(row.measuredEpochMillis());
+                    .setMeasuredEpochMillis(row.measuredEpochMillis())
+                    .setProbePeriodMillis(row.probePeriodMillis());
             row.rttMicros().forEach((peer, micros) -> proto.addPeers(PeerRtt.newBuilder().setPeer(peer).setRttMicros(micros)));
         }
         return matrix.build();

@@ -301,11 +301,11 @@ public final class ControllerService {
         return async(() -> leases.breakLease(image, Names.site(site), epoch));
     }
 
-    /** Stores the round-trip times, in microseconds, that a registered site measured to its peers. */
-    public CompletableFuture<RttRow> reportRtt(String site, Map<String, Long> rttMicros) {
+    /** Stores the round-trip times, in microseconds, that a registered site measured to its peers, probing every {@code probePeriodMillis}. */
+    public CompletableFuture<RttRow> reportRtt(String site, Map<String, Long> rttMicros, long probePeriodMillis) {
         return async(() -> {
             sites.require(site);
-            return rtt.report(site, rttMicros);
+            return rtt.report(site, rttMicros, probePeriodMillis);
         });
     }
 

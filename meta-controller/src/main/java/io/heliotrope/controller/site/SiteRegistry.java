@@ -26,7 +26,8 @@ public final class SiteRegistry {
     /** Adds the site, or replaces what was registered under its name. */
     public Site register(Site site) {
         zk.put(layout.site(site.name()), Json.write(site));
-        log.info("{}: registered (gRPC {}, NBD {})", site.name(), site.grpcAddress(), site.nbdAddress());
+        log.info("{}: registered (gRPC {}, NBD {}, VM memory {}, intra-site RTT {} us)", site.name(), site.grpcAddress(), site.nbdAddress(),
+                site.vmMemoryBytes() == 0 ? "unlimited" : site.vmMemoryBytes() + " bytes", site.intraSiteRttMicros());
         return site;
     }
 

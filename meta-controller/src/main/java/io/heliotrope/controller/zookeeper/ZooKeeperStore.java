@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 
 import static java.util.Objects.requireNonNull;
 
@@ -267,12 +268,17 @@ public final class ZooKeeperStore implements AutoCloseable {
 
     /** The JSON of every child of {@code parent}, in name order; a child deleted while they are read is left out. */
     public <T> List<T> readChildrenJson(String parent, Class<T> type) {
+        return readChildren(parent, (data, path) -> Json.read(data, type, path));
+    }
+
+    /** Every child of {@code parent} as {@code parse} reads its data and path, in name order; a child deleted while they are read is left out. */
+    public <T> List<T> readChildren(String parent, BiFunction<byte[], String, T> parse) {
         List<String> paths = children(parent).stream().map(child -> parent + "/" + child).toList();
         List<Optional<byte[]>> data = readAll(paths);
         List<T> values = new ArrayList<>(paths.size());
         for (int i = 0; i < paths.size(); i++) {
             if (data.get(i).isPresent()) {
-                values.add(Json.read(data.get(i).get(), type, paths.get(i)));
+                values.add(parse.apply(data.get(i).get(), paths.get(i)));
             }
         }
         return values;

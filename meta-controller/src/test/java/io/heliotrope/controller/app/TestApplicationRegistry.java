@@ -154,6 +154,17 @@ class TestApplicationRegistry {
     }
 
     @Test
+    void longDecisionsAreDroppedOldestFirstToFitInTheZnode() {
+        registry.create(ensemble("zk"));
+        String long100KiB = "x".repeat(100 << 10);
+        IntStream.range(0, 12).forEach(i -> registry.record("zk", decision(i, i + long100KiB)));
+
+        List<Decision> decisions = registry.get("zk").getDecisionsList();
+        assertThat(decisions.size()).isBetween(2, 9);
+        assertThat(decisions.get(decisions.size() - 1).getReason()).startsWith("11x");
+    }
+
+    @Test
     void decisionsRecordedAtOnceAreAllKept() {
         registry.create(ensemble("zk"));
         ExecutorService threads = Executors.newFixedThreadPool(4, task -> new Thread(task, "test-recorder"));

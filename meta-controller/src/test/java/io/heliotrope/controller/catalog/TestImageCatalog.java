@@ -50,18 +50,20 @@ class TestImageCatalog {
 
     @Test
     void sitesAreUpsertedAndListed() {
-        await(service.registerSite(new Site("us-east", "h1:7410", "h1:10809", 0.05)));
-        await(service.registerSite(new Site("eu-west", "h2:7410", "h2:10809", 0.02)));
-        await(service.registerSite(new Site("us-east", "h3:7410", "h3:10809", 0.01)));
+        await(service.registerSite(new Site("us-east", "h1:7410", "h1:10809", 0.05, 0, 0)));
+        await(service.registerSite(new Site("eu-west", "h2:7410", "h2:10809", 0.02, 8L << 30, 250)));
+        await(service.registerSite(new Site("us-east", "h3:7410", "h3:10809", 0.01, 0, 0)));
 
         assertThat(await(service.listSites())).containsExactly(
-                new Site("eu-west", "h2:7410", "h2:10809", 0.02),
-                new Site("us-east", "h3:7410", "h3:10809", 0.01));
-        assertRefused(() -> new Site("US_East", "", "", 0), ErrorCode.INVALID_ARGUMENT,
+                new Site("eu-west", "h2:7410", "h2:10809", 0.02, 8L << 30, 250),
+                new Site("us-east", "h3:7410", "h3:10809", 0.01, 0, 1000));
+        assertRefused(() -> new Site("US_East", "", "", 0, 0, 0), ErrorCode.INVALID_ARGUMENT,
                 "invalid site name 'US_East': use 1 to 63 lowercase letters, digits or '-'");
-        assertRefused(() -> new Site("x".repeat(64), "", "", 0), ErrorCode.INVALID_ARGUMENT,
+        assertRefused(() -> new Site("x".repeat(64), "", "", 0, 0, 0), ErrorCode.INVALID_ARGUMENT,
                 "invalid site name '" + "x".repeat(64) + "': use 1 to 63 lowercase letters, digits or '-'");
-        assertRefused(() -> new Site("x", "", "", -1), ErrorCode.INVALID_ARGUMENT, "site 'x': egress price must be a finite number >= 0, not -1.0");
+        assertRefused(() -> new Site("x", "", "", -1, 0, 0), ErrorCode.INVALID_ARGUMENT, "site 'x': egress price must be a finite number >= 0, not -1.0");
+        assertRefused(() -> new Site("x", "", "", 0, -1, 0), ErrorCode.INVALID_ARGUMENT,
+                "site 'x': VM memory and intra-site RTT must be at most 9223372036854775807, not 18446744073709551615 bytes and 0 us");
     }
 
     @Test

@@ -175,7 +175,7 @@ class TestClusterView {
     @Test
     void theRttMatrixComesWithTheSites() {
         controller.registerSites("a", "b");
-        await(controller.service().reportRtt("a", Map.of("b", 75_000L)));
+        await(controller.service().reportRtt("a", Map.of("b", 75_000L), 10_000));
 
         ClusterStatus status = view.status("");
 
@@ -218,7 +218,7 @@ class TestClusterView {
     }
 
     private void register(String name, String address) {
-        await(controller.service().registerSite(new Site(name, address, "", 0)));
+        await(controller.service().registerSite(new Site(name, address, "", 0, 0, 0)));
     }
 
     private SiteHealth health(String site) {

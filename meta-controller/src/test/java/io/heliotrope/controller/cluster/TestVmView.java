@@ -152,6 +152,6 @@ class TestVmView {
     }
 
     private void register(String name, String address) {
-        await(controller.service().registerSite(new Site(name, address, "", 0)));
+        await(controller.service().registerSite(new Site(name, address, "", 0, 0, 0)));
     }
 }

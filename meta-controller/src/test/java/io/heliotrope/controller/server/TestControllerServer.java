@@ -34,6 +34,7 @@ import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.LeaseRequest;
 import io.heliotrope.proto.controller.v1.ListImagesRequest;
+import io.heliotrope.proto.controller.v1.ListSitesRequest;
 import io.heliotrope.proto.controller.v1.OpenImageRequest;
 import io.heliotrope.proto.controller.v1.OpenImageResponse;
 import io.heliotrope.proto.controller.v1.OpenMode;
@@ -102,6 +103,16 @@ class TestControllerServer {
         assertThat(client.listImages(ListImagesRequest.getDefaultInstance()).getImagesList()).isEmpty();
         // Every 127/8 address reaches this host on Linux: only a server bound to all of them would answer here.
         assertThatThrownBy(() -> new Socket("127.0.0.2", server.grpcPort()).close()).isInstanceOf(ConnectException.class);
+    }
+
+    @Test
+    void aSiteRegistersWhatTheSchedulerPlacesBy() {
+        client.registerSite(Site.newBuilder().setName("a").setGrpcAddress("a:7410").setVmMemoryBytes(8L << 30).setIntraSiteRttMicros(250).build());
+        client.registerSite(Site.newBuilder().setName("b").setGrpcAddress("b:7410").build());
+
+        assertThat(client.listSites(ListSitesRequest.getDefaultInstance()).getSitesList()).containsExactly(
+                Site.newBuilder().setName("a").setGrpcAddress("a:7410").setVmMemoryBytes(8L << 30).setIntraSiteRttMicros(250).build(),
+                Site.newBuilder().setName("b").setGrpcAddress("b:7410").setIntraSiteRttMicros(1000).build());
     }
 
     @Test
@@ -313,11 +324,13 @@ class TestControllerServer {
         client.registerSite(Site.newBuilder().setName("b").build());
         client.reportRtt(ReportRttRequest.newBuilder().setSite("a").addPeers(PeerRtt.newBuilder().setPeer("b").setRttMicros(75_000)).build());
         client.reportRtt(ReportRttRequest.newBuilder().setSite("b").addPeers(PeerRtt.newBuilder().setPeer("a").setRttMicros(80_000)).build());
-        client.reportRtt(ReportRttRequest.newBuilder().setSite("a").addPeers(PeerRtt.newBuilder().setPeer("b").setRttMicros(74_000)).build());
+        client.reportRtt(ReportRttRequest.newBuilder().setSite("a").addPeers(PeerRtt.newBuilder().setPeer("b").setRttMicros(74_000))
+                .setProbePeriodMillis(10_000).build());
 
         RttMatrix matrix = client.getRttMatrix(GetRttMatrixRequest.getDefaultInstance());
 
         assertThat(matrix.getRowsList()).extracting(RttRow::getSite).containsExactly("a", "b");
+        assertThat(matrix.getRowsList()).extracting(RttRow::getProbePeriodMillis).as("b did not say").containsExactly(10_000L, 0L);
         assertThat(matrix.getRows(0).getPeersList()).containsExactly(PeerRtt.newBuilder().setPeer("b").setRttMicros(74_000).build());
         assertThat(matrix.getRows(1).getMeasuredEpochMillis()).isPositive();
         assertRefused(() -> call(() -> client.reportRtt(ReportRttRequest.newBuilder().setSite("c").build())), ErrorCode.SITE_NOT_FOUND,

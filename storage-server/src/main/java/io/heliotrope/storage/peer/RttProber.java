@@ -76,7 +76,7 @@ public final class RttProber implements AutoCloseable {
                 }
             });
             try {
-                sink.report(rtts);
+                sink.report(rtts, interval);
             } catch (RuntimeException e) {
                 log.warn("RTT round: the report of {} sites failed", rtts.size(), e);
             }

@@ -30,6 +30,10 @@ import static java.util.Objects.requireNonNullElse;
  * migration ports, in their order (the WAN emulator's links, or the site's own host and
  * ports); a VM cannot move to a site it has none for. {@code qemu} is the QEMU to
  * run (default {@code qemu-system-x86_64}).
+ *
+ * <p>For the scheduler's placements the site registers {@code vmMemoryBytes}, the memory it
+ * gives its VMs all together (default 0: no limit), and {@code intraSiteRtt}, the round trip
+ * between two of its hosts, L(x, x) of the RTT matrix (default 1 ms).
  */
 public record SiteConfig(
         String site,
@@ -52,7 +56,10 @@ public record SiteConfig(
         Integer migrationPort,
         Integer migrationPorts,
         Map<String, String> peerMigration,
-        String qemu) {
+        String qemu,
+        Long vmMemoryBytes,
+        Duration intraSiteRtt) {
+    public static final Duration DEFAULT_INTRA_SITE_RTT = Duration.ofMillis(1);
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
     public static final int DEFAULT_METRICS_PORT = 9410;
@@ -78,13 +85,15 @@ public record SiteConfig(
     /** This configuration for another site of the same machine: its own name, data, ports, controller address and peer addresses. */
     public SiteConfig forSite(String name, Path data, int nbd, int grpc, int metrics, String controllerAddress, Map<String, String> peerAddresses) {
         return new SiteConfig(name, data, store, bind, nbd, grpc, metrics, ioThreads, nbdPoll, blockCacheBytes, controllerAddress, checkpointInterval,
-                checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu);
+                checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu, vmMemoryBytes,
+                intraSiteRtt);
     }
 
     /** This configuration with incoming migrations on the ports from {@code firstPort} on, and these links to other sites' migration ports. */
     public SiteConfig withMigration(int firstPort, Map<String, String> peerLinks) {
         return new SiteConfig(site, dataDir, store, bind, nbdPort, grpcPort, metricsPort, ioThreads, nbdPoll, blockCacheBytes, controller,
-                checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, firstPort, migrationPorts, peerLinks, qemu);
+                checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, firstPort, migrationPorts, peerLinks, qemu,
+                vmMemoryBytes, intraSiteRtt);
     }
 
     /** The local ports incoming migrations listen on. */
@@ -116,6 +125,14 @@ public record SiteConfig(
         migrationPorts = requireNonNullElse(migrationPorts, DEFAULT_MIGRATION_PORTS);
         peerMigration = Map.copyOf(requireNonNullElse(peerMigration, Map.of()));
         qemu = requireNonNullElse(qemu, "qemu-system-x86_64");
+        vmMemoryBytes = requireNonNullElse(vmMemoryBytes, 0L);
+        intraSiteRtt = requireNonNullElse(intraSiteRtt, DEFAULT_INTRA_SITE_RTT);
+        if (vmMemoryBytes < 0) {
+            throw new IllegalArgumentException("vmMemoryBytes must be 0 (no limit) or more: " + vmMemoryBytes);
+        }
+        if (intraSiteRtt.compareTo(Duration.ofNanos(1000)) < 0 || intraSiteRtt.compareTo(Duration.ofSeconds(10)) > 0) {
+            throw new IllegalArgumentException("intraSiteRtt must be between 1us and 10s: " + intraSiteRtt);
+        }
         if (migrationPorts < 1 || migrationPort < 1 || migrationPort + migrationPorts > 65536) {
             throw new IllegalArgumentException("migration ports must be a range of at least one port between 1 and 65535: "
                     + migrationPorts + " from " + migrationPort);

@@ -53,6 +53,7 @@ import io.heliotrope.storage.status.SiteStatusService;
 import io.heliotrope.storage.session.Controller;
 import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.storage.session.GrpcController;
+import io.heliotrope.storage.session.SiteTraits;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.ViewCache;
@@ -132,7 +133,8 @@ public final class StorageServer implements AutoCloseable {
             Controller controller = null;
             Links links = null;
             if (config.controller() != null) {
-                controller = new GrpcController(config.site(), config.controller(), config.openWait());
+                controller = new GrpcController(config.site(), config.controller(), config.openWait(),
+                        new SiteTraits(config.vmMemoryBytes(), config.intraSiteRtt()));
                 components.push(controller);
                 links = links(registry);
                 SyncRecoverer recovery = new SyncRecoverer(config.site(), links.peers(), controller, view, config.openWait());

@@ -22,7 +22,7 @@ import static java.util.Objects.requireNonNull;
  * {@code PEER_UNAVAILABLE}, ...).
  */
 public interface Controller extends AutoCloseable {
-    /** Adds this site to the registry, or updates its addresses. */
+    /** Adds this site to the registry, or updates its addresses (and what else the implementation registers of it). */
     void register(String grpcAddress, String nbdAddress);
 
     /** The controller's catalog: each image's name and identity, in name order. */
@@ -45,8 +45,11 @@ public interface Controller extends AutoCloseable {
     /** The image's replication settings as the catalog has them now (K, S, cap and budget change while it is open). */
     Replication replication(String image);
 
-    /** Stores the round-trip time this site measured to each peer (the median of several probes), replacing its earlier report. */
-    void reportRtt(Map<String, Duration> rtts);
+    /**
+     * Stores the round-trip time this site measured to each peer (the median of several probes), replacing its earlier report;
+     * {@code probePeriod} is how often the site measures.
+     */
+    void reportRtt(Map<String, Duration> rtts, Duration probePeriod);
 
     /**
      * Takes the image's write lease and returns the metadata committed after {@code cachedMetaSeq}

@@ -70,24 +70,30 @@ public final class GrpcController implements Controller {
     private final String site;
     private final String target;
     private final Duration openWait;
+    private final SiteTraits traits;
     private final ManagedChannel channel;
 
-    /** A controller whose opens fail at once while another site holds the write lease. */
+    /** A controller whose opens fail at once while another site holds the write lease, for a site of the default traits. */
     public GrpcController(String site, String target) {
-        this(site, target, Duration.ZERO);
+        this(site, target, Duration.ZERO, SiteTraits.DEFAULT);
     }
 
-    /** @param openWait how long an open waits for another site to release the write lease (close-to-open), at most 10 minutes */
-    public GrpcController(String site, String target, Duration openWait) {
+    /**
+     * @param openWait how long an open waits for another site to release the write lease (close-to-open), at most 10 minutes
+     * @param traits what {@link #register} tells the controller of the site beside its addresses
+     */
+    public GrpcController(String site, String target, Duration openWait, SiteTraits traits) {
         this.site = requireNonNull(site, "site is null");
         this.target = requireNonNull(target, "target is null");
         this.openWait = requireNonNull(openWait, "openWait is null");
+        this.traits = requireNonNull(traits, "traits is null");
         this.channel = Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
     }
 
     @Override
     public void register(String grpcAddress, String nbdAddress) {
-        call(() -> blocking().registerSite(Site.newBuilder().setName(site).setGrpcAddress(grpcAddress).setNbdAddress(nbdAddress).build()));
+        call(() -> blocking().registerSite(Site.newBuilder().setName(site).setGrpcAddress(grpcAddress).setNbdAddress(nbdAddress)
+                .setVmMemoryBytes(traits.vmMemoryBytes()).setIntraSiteRttMicros(traits.intraSiteRtt().toNanos() / 1000).build()));
     }
 
     @Override
@@ -175,8 +181,8 @@ public final class GrpcController implements Controller {
     }
 
     @Override
-    public void reportRtt(Map<String, Duration> rtts) {
-        ReportRttRequest.Builder request = ReportRttRequest.newBuilder().setSite(site);
+    public void reportRtt(Map<String, Duration> rtts, Duration probePeriod) {
+        ReportRttRequest.Builder request = ReportRttRequest.newBuilder().setSite(site).setProbePeriodMillis(probePeriod.toMillis());
         rtts.forEach((peer, rtt) -> request.addPeers(PeerRtt.newBuilder().setPeer(peer).setRttMicros(rtt.toNanos() / 1000)));
         call(() -> blocking().reportRtt(request.build()));
     }

@@ -21,7 +21,11 @@ class TestRttProber {
     private final TestingPeers peers = new TestingPeers();
     private final TestingSiteDirectory directory = new TestingSiteDirectory("a").put("a", "a:1").put("b", "b:1").put("c", "c:1");
     private final BlockingQueue<Map<String, Duration>> reports = new LinkedBlockingQueue<>();
-    private final RttProber prober = new RttProber(peers, directory, reports::add, scheduler, Duration.ofMillis(10), 5);
+    private final BlockingQueue<Duration> periods = new LinkedBlockingQueue<>();
+    private final RttProber prober = new RttProber(peers, directory, (rtts, period) -> {
+        periods.add(period);
+        reports.add(rtts);
+    }, scheduler, Duration.ofMillis(10), 5);
 
     @AfterEach
     void close() throws InterruptedException {
@@ -36,6 +40,7 @@ class TestRttProber {
 
         assertThat(nextReport(report -> true)).containsExactly(entry("b", millis(4)));
         assertThat(nextReport(report -> true)).as("the next round").containsExactly(entry("b", millis(4)));
+        assertThat(periods.peek()).as("the interval between rounds").isEqualTo(Duration.ofMillis(10));
     }
 
     @Test

@@ -25,7 +25,8 @@ class TestSiteConfigLoader {
         assertThat(config).isEqualTo(new SiteConfig("us-east", Path.of("/var/lib/heliotrope"), SiteConfig.StoreKind.MEMORY,
                 "0.0.0.0", 10810, 7411, 9411, 8, Duration.ofNanos(250_000), 1L << 30, "ctl.example:7400", Duration.ofMillis(2500), 1000L,
                 Duration.ofSeconds(30), Map.of("us-west", "127.0.0.1:17411"), Duration.ofSeconds(3), 2,
-                7500, 2, Map.of("us-west", "127.0.0.1:17500,127.0.0.1:17501"), "/opt/qemu/bin/qemu-system-x86_64"));
+                7500, 2, Map.of("us-west", "127.0.0.1:17500,127.0.0.1:17501"), "/opt/qemu/bin/qemu-system-x86_64", 8L << 30,
+                Duration.ofNanos(250_000)));
         assertThat(config.incomingMigrationPorts()).containsExactly(7500, 7501);
         assertThat(config.localHost()).isEqualTo("127.0.0.1");
     }
@@ -39,7 +40,7 @@ class TestSiteConfigLoader {
         SiteConfig config = SiteConfigLoader.load(file, flags);
         assertThat(config).isEqualTo(new SiteConfig("local", Path.of("/data"), SiteConfig.StoreKind.ROCKSDB,
                 "127.0.0.1", 2, 7410, 9410, null, Duration.ofNanos(50_000), 256L << 20, null, Duration.ofSeconds(5), 65_536L,
-                Duration.ofSeconds(10), Map.of(), Duration.ofSeconds(10), 4, 7420, 4, Map.of(), "qemu-system-x86_64"));
+                Duration.ofSeconds(10), Map.of(), Duration.ofSeconds(10), 4, 7420, 4, Map.of(), "qemu-system-x86_64", 0L, Duration.ofMillis(1)));
     }
 
     @Test
@@ -53,5 +54,9 @@ class TestSiteConfigLoader {
                 .hasMessage("invalid site configuration (command line): port out of range: 70000");
         assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "nbdPoll", Duration.ofSeconds(2))))
                 .hasMessage("invalid site configuration (command line): nbdPoll must be between 0s and 1s: PT2S");
+        assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "vmMemoryBytes", -1)))
+                .hasMessage("invalid site configuration (command line): vmMemoryBytes must be 0 (no limit) or more: -1");
+        assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "intraSiteRtt", Duration.ZERO)))
+                .hasMessage("invalid site configuration (command line): intraSiteRtt must be between 1us and 10s: PT0S");
     }
 }

@@ -249,7 +249,7 @@ public final class TestingController {
             }
 
             @Override
-            public void reportRtt(Map<String, Duration> rtts) {}
+            public void reportRtt(Map<String, Duration> rtts, Duration probePeriod) {}
 
             @Override
             public Opened open(String image, long cachedMetaSeq) {
