@@ -6,6 +6,7 @@ import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -87,8 +89,14 @@ class TestZooKeeperElection {
     /** Ends a session as the ensemble does at its timeout: a second client on the same session closes it. */
     private void expire(ZooKeeperStore session) throws Exception {
         ZooKeeper client = session.curator().getZookeeperClient().getZooKeeper();
-        ZooKeeper twin = new ZooKeeper(server.connectString(), Math.toIntExact(SESSION_TIMEOUT.toMillis()), event -> {},
-                client.getSessionId(), client.getSessionPasswd());
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper twin = new ZooKeeper(server.connectString(), Math.toIntExact(SESSION_TIMEOUT.toMillis()), event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, client.getSessionId(), client.getSessionPasswd());
+        // A twin closed before it connected closes nothing: under load that left the session alive.
+        assertThat(connected.await(DEADLINE.toSeconds(), TimeUnit.SECONDS)).as("the twin connects").isTrue();
         twin.close(Math.toIntExact(SESSION_TIMEOUT.toMillis()));
     }
 
