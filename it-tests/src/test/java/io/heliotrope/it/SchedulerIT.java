@@ -191,7 +191,7 @@ class SchedulerIT {
     private static void createVms(String site, String... names) {
         VmServiceGrpc.VmServiceBlockingStub vms = VmServiceGrpc.newBlockingStub(cluster.controller(0).channel());
         for (String name : names) {
-            vms.createVm(CreateVmRequest.newBuilder().setSpec(VmSpec.newBuilder().setName(name).setMemoryBytes(256 << 20).setVcpus(1)).setSite(site).build());
+            vms.createVm(CreateVmRequest.newBuilder().setSpec(VmSpec.newBuilder().setName(name).setMemoryBytes(256 << 20).setVcpus(1).setKernel("/boot/vmlinuz")).setSite(site).build());
         }
     }
 

@@ -115,7 +115,7 @@ class SchedulerTakeoverIT {
 
     private static void createVm(String name, String site) {
         VmServiceGrpc.newBlockingStub(cluster.controller(0).channel())
-                .createVm(CreateVmRequest.newBuilder().setSpec(VmSpec.newBuilder().setName(name).setMemoryBytes(256 << 20).setVcpus(1)).setSite(site).build());
+                .createVm(CreateVmRequest.newBuilder().setSpec(VmSpec.newBuilder().setName(name).setMemoryBytes(256 << 20).setVcpus(1).setKernel("/boot/vmlinuz")).setSite(site).build());
     }
 
     /** The example plugin project's jar, as bin/test builds it, copied into a plugins directory of its own. */
