@@ -1,5 +1,7 @@
 package io.heliotrope.cli;
 
+import io.heliotrope.cli.app.AppCommand;
+import io.heliotrope.cli.app.SchedulerCommand;
 import io.heliotrope.cli.image.ImageCommand;
 import io.heliotrope.cli.print.CliErrors;
 import io.heliotrope.cli.server.ControllerCommand;
@@ -18,7 +20,8 @@ import picocli.CommandLine;
         versionProvider = Helio.Version.class,
         exitCodeOnInvalidInput = 1,
         description = "Heliotrope: geo-replicated block storage served over NBD.",
-        subcommands = {UpCommand.class, ServeCommand.class, ControllerCommand.class, ImageCommand.class, VmCommand.class, StatusCommand.class, RttCommand.class,
+        subcommands = {UpCommand.class, ServeCommand.class, ControllerCommand.class, ImageCommand.class, VmCommand.class, AppCommand.class,
+                SchedulerCommand.class, StatusCommand.class, RttCommand.class,
                 CompletionCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 success, 1 a mistake in the request (message says which), 2 an internal failure."})
 public final class Helio {

@@ -1,7 +1,9 @@
 package io.heliotrope.it;
 
+import io.heliotrope.proto.controller.v1.GetVmRequest;
 import io.heliotrope.proto.controller.v1.MigrationOutcome;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
+import io.heliotrope.proto.controller.v1.VmServiceGrpc;
 import io.heliotrope.proto.scheduler.v1.EnsembleProgress;
 import io.heliotrope.proto.scheduler.v1.MigrationProgress;
 import org.junit.jupiter.api.Test;
@@ -75,6 +77,32 @@ class EnsembleMigrationIT {
             }
             guests.awaitRecords();
             guests.stopAndVerify("virginia", scratch);
+        }
+    }
+
+    @Test
+    void theSchedulerMovesAnEnsembleWholeToTheRegionItsWritesComeFromTogether(@TempDir Path scratch) {
+        try (WanSites sites = MigratingGuest.sites(cluster); Guests guests = Guests.start(sites, "zk-a", "zk-b", "zk-c")) {
+            guests.awaitRecords();
+            MigratingGuest leader = guests.all().get(0);
+            leader.helio("app", "create", "zk", "--policy", "ensemble", "--vms", "zk-a,zk-b,zk-c", "--leader", "zk-a").assertSuccess();
+            leader.helio("app", "report", "zk", "{\"frontEnds\":[{\"site\":\"taiwan\",\"reads\":900,\"writes\":100}]}").assertSuccess();
+            // The sites measure each other every 10 s; until both have, the scheduler has no decision to take.
+            Await.until("the scheduler is elected and both sites have measured the link", Duration.ofSeconds(60),
+                    () -> leader.helio("scheduler", "explain", "zk").assertSuccess().stdout().contains(": move\n"));
+
+            String run = leader.helio("scheduler", "run").assertSuccess().stdout();
+
+            assertThat(run).containsPattern("(?m)^zk +move .* zk-a->taiwan,zk-b->taiwan,zk-c->taiwan ");
+            Await.until("the three VMs run at taiwan", Duration.ofMinutes(3), () -> guests.all().stream().allMatch(guest -> guest.site().equals("taiwan")));
+            List<MigrationRecord> records = guests.all().stream()
+                    .map(guest -> VmServiceGrpc.newBlockingStub(cluster.controller(0).channel()).getVm(GetVmRequest.newBuilder().setName(guest.name()).build()).getMigrations(0))
+                    .toList();
+            assertThat(records).extracting(MigrationRecord::getRequestedBy).containsOnly("scheduler");
+            assertThat(records).extracting(MigrationRecord::getEnsembleId).doesNotContain("").containsOnly(records.get(0).getEnsembleId());
+            assertThat(leader.helio("app", "show", "zk").assertSuccess().stdout()).containsPattern("move zk-a->taiwan,zk-b->taiwan,zk-c->taiwan +the best plan");
+            guests.awaitRecords();
+            guests.stopAndVerify("taiwan", scratch);
         }
     }
 

@@ -5,7 +5,9 @@ import io.heliotrope.controller.server.ControllerConfig;
 import io.heliotrope.controller.server.ControllerServer;
 import io.heliotrope.scheduler.migration.DriverConfig;
 import io.heliotrope.scheduler.migration.grpc.DriverHost;
+import io.heliotrope.scheduler.decision.grpc.SchedulerHost;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -37,6 +39,14 @@ public final class ControllerCommand implements Callable<Integer> {
             description = "How long a write lease lasts unless its holder renews it (default: ${DEFAULT-VALUE}).")
     Duration leaseTtl;
 
+    @Option(names = "--zookeeper-session-timeout", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "15s",
+            description = {"How long ZooKeeper waits for this controller before it ends its session: its scheduler then",
+                    "stops deciding and another controller's takes over (default: ${DEFAULT-VALUE})."})
+    Duration sessionTimeout;
+
+    @Mixin
+    SchedulerOptions scheduler;
+
     @Option(names = "--log-file", paramLabel = "FILE",
             description = "Where the full log goes, rolled over at 50 MiB (default: ~/.local/state/heliotrope/logs/controller-PORT.log); "
                     + "the console shows our events and the libraries' warnings.")
@@ -51,19 +61,29 @@ public final class ControllerCommand implements Callable<Integer> {
         Logging.consoleAndFile(log);
         ControllerServer server;
         try {
-            server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, statusPort, leaseTtl, null, null));
+            server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, statusPort, leaseTtl, sessionTimeout, null));
         } catch (IOException | RuntimeException e) {
             throw PortsInUse.explain(e, listening);
         }
-        DriverHost driver = new DriverHost(bind + ":" + server.grpcPort(), Map.of(), DriverConfig.DEFAULT);
+        String address = bind + ":" + server.grpcPort();
+        DriverHost driver = new DriverHost(address, Map.of(), DriverConfig.DEFAULT);
         server.addService(driver.service());
+        SchedulerHost decisions;
+        try {
+            decisions = scheduler.start(server, driver, address, SchedulerOptions.defaultPlugins());
+        } catch (RuntimeException e) {
+            driver.close();
+            server.close();
+            throw e;
+        }
         System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s), status page http://%s:%d/; log in %s%n",
                 bind, server.grpcPort(), zookeeper, leaseTtl, bind, server.statusPort(), log);
+        System.out.printf("scheduler beside it: policies from %s, standing by until elected%n", scheduler.plugins(SchedulerOptions.defaultPlugins()));
         System.out.flush();
-        // The driver stops first: a migration it drives may still call the controller while it ends.
+        // The scheduler stops first, then the driver: a migration it drives may still call the controller while it ends.
         return Running.untilStopped(() -> {
-            try (server) {
-                driver.close();
+            try (server; driver) {
+                decisions.close();
             }
         });
     }

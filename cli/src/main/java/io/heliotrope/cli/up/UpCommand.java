@@ -7,6 +7,7 @@ import io.heliotrope.cli.server.ImageSpec;
 import io.heliotrope.cli.server.Logging;
 import io.heliotrope.cli.server.PortsInUse;
 import io.heliotrope.cli.server.Running;
+import io.heliotrope.cli.server.SchedulerOptions;
 import io.heliotrope.cli.server.ServerPort;
 import io.heliotrope.cli.server.SiteOptions;
 import io.heliotrope.cli.server.StateDirectory;
@@ -54,6 +55,9 @@ public final class UpCommand implements Callable<Integer> {
 
     @Mixin
     SiteOptions site;
+
+    @Mixin
+    SchedulerOptions scheduler;
 
     @Option(names = "--demo-size", paramLabel = "SIZE", converter = Sizes.class, defaultValue = "256M",
             description = "Size of the demo image when it is first made (default: ${DEFAULT-VALUE}).")
@@ -132,6 +136,7 @@ public final class UpCommand implements Callable<Integer> {
             DriverHost driver = new DriverHost(controllerTarget, Map.of(SECOND, toSecond), DriverConfig.DEFAULT);
             parts.push(driver);
             controller.addService(driver.service());
+            parts.push(scheduler.start(controller, driver, controllerTarget, base.dataDir().resolve("plugins")));
         } catch (Exception e) {
             all.close();
             throw PortsInUse.explain(e, listening);

@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -147,6 +148,10 @@ public final class MigrationDriver implements AutoCloseable {
         return Optional.ofNullable(inFlight.get(vm));
     }
 
+    /** The VMs with a migration in flight. */
+    public synchronized Set<String> migrating() {
+        return Set.copyOf(inFlight.keySet());
+    }
 
     /** Cancels the VM's migration in flight; completes with its result (completed when it was past its commit point). */
     public CompletableFuture<MigrationRecord> cancel(String vm, String by) {

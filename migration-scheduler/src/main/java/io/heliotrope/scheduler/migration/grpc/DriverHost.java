@@ -3,6 +3,7 @@ package io.heliotrope.scheduler.migration.grpc;
 import io.grpc.BindableService;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
+import io.heliotrope.scheduler.decision.ClusterState;
 import io.heliotrope.scheduler.migration.DriverConfig;
 import io.heliotrope.scheduler.migration.MigrationDriver;
 
@@ -21,13 +22,24 @@ public final class DriverHost implements AutoCloseable {
 
     private final ManagedChannel controller;
     private final SiteChannels sites;
+    private final GrpcClusterCalls cluster;
     private final MigrationDriver driver;
 
     /** @param siteOverrides per site, the gRPC address to reach it at instead of the one it registered */
     public DriverHost(String controllerTarget, Map<String, String> siteOverrides, DriverConfig config) {
         this.controller = NettyChannelBuilder.forTarget(controllerTarget).usePlaintext().build();
         this.sites = new SiteChannels(controller, controllerTarget, siteOverrides, CALL_DEADLINE);
-        this.driver = new MigrationDriver(config, new GrpcClusterCalls(controller, controllerTarget, CALL_DEADLINE), sites);
+        this.cluster = new GrpcClusterCalls(controller, controllerTarget, CALL_DEADLINE);
+        this.driver = new MigrationDriver(config, cluster, sites);
+    }
+
+    /** The controller as the scheduler reads it, over the driver's channel. */
+    public ClusterState cluster() {
+        return cluster;
+    }
+
+    public MigrationDriver driver() {
+        return driver;
     }
 
     public BindableService service() {

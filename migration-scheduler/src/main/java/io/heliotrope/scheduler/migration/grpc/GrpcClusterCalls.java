@@ -3,27 +3,34 @@ package io.heliotrope.scheduler.migration.grpc;
 import io.grpc.ManagedChannel;
 import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
 import io.heliotrope.proto.controller.v1.GetImageRequest;
+import io.heliotrope.proto.controller.v1.GetRttMatrixRequest;
 import io.heliotrope.proto.controller.v1.GetVmRequest;
 import io.heliotrope.proto.controller.v1.HandoffRequest;
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.ListSitesRequest;
+import io.heliotrope.proto.controller.v1.ListVmsRequest;
 import io.heliotrope.proto.controller.v1.MigrationInFlight;
 import io.heliotrope.proto.controller.v1.MigrationRecord;
 import io.heliotrope.proto.controller.v1.MoveVmRequest;
 import io.heliotrope.proto.controller.v1.PrepareRequest;
 import io.heliotrope.proto.controller.v1.RecordMigrationRequest;
 import io.heliotrope.proto.controller.v1.ReportMigrationRequest;
+import io.heliotrope.proto.controller.v1.RttMatrix;
+import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.Vm;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
+import io.heliotrope.scheduler.decision.ClusterState;
 import io.heliotrope.scheduler.migration.ClusterCalls;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.scheduler.migration.grpc.Calls.call;
 import static java.util.Objects.requireNonNull;
 
-/** The controller over gRPC, each call with a deadline. */
-public final class GrpcClusterCalls implements ClusterCalls {
+/** The controller over gRPC, each call with a deadline: for the driver, and for the scheduler's rounds. */
+public final class GrpcClusterCalls implements ClusterCalls, ClusterState {
     private final ManagedChannel channel;
     private final String target;
     private final Duration deadline;
@@ -36,7 +43,22 @@ public final class GrpcClusterCalls implements ClusterCalls {
 
     @Override
     public Vm vm(String name) {
-        return call(target, () -> vms().getVm(GetVmRequest.newBuilder().setName(name).build()));
+        return call(target, () -> vmService().getVm(GetVmRequest.newBuilder().setName(name).build()));
+    }
+
+    @Override
+    public List<Site> sites() {
+        return call(target, () -> controller().listSites(ListSitesRequest.getDefaultInstance()).getSitesList());
+    }
+
+    @Override
+    public RttMatrix rtt() {
+        return call(target, () -> controller().getRttMatrix(GetRttMatrixRequest.getDefaultInstance()));
+    }
+
+    @Override
+    public List<Vm> vms() {
+        return call(target, () -> vmService().listVms(ListVmsRequest.getDefaultInstance()).getVmsList());
     }
 
     @Override
@@ -61,17 +83,17 @@ public final class GrpcClusterCalls implements ClusterCalls {
 
     @Override
     public Vm moveVm(String name, String site, long version) {
-        return call(target, () -> vms().moveVm(MoveVmRequest.newBuilder().setName(name).setSite(site).setVersion(version).build()));
+        return call(target, () -> vmService().moveVm(MoveVmRequest.newBuilder().setName(name).setSite(site).setVersion(version).build()));
     }
 
     @Override
     public void recordMigration(String name, MigrationRecord record) {
-        call(target, () -> vms().recordMigration(RecordMigrationRequest.newBuilder().setName(name).setRecord(record).build()));
+        call(target, () -> vmService().recordMigration(RecordMigrationRequest.newBuilder().setName(name).setRecord(record).build()));
     }
 
     @Override
     public void reportMigration(String name, MigrationInFlight inFlight) {
-        call(target, () -> vms().reportMigration(ReportMigrationRequest.newBuilder().setName(name).setInFlight(inFlight).build()));
+        call(target, () -> vmService().reportMigration(ReportMigrationRequest.newBuilder().setName(name).setInFlight(inFlight).build()));
     }
 
     private static HandoffRequest handoff(String image, String from, String to) {
@@ -82,7 +104,7 @@ public final class GrpcClusterCalls implements ClusterCalls {
         return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private VmServiceGrpc.VmServiceBlockingStub vms() {
+    private VmServiceGrpc.VmServiceBlockingStub vmService() {
         return VmServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS);
     }
 }

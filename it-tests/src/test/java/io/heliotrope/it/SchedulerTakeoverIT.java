@@ -1,0 +1,139 @@
+package io.heliotrope.it;
+
+import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
+import io.heliotrope.proto.controller.v1.CreateVmRequest;
+import io.heliotrope.proto.controller.v1.MigrationInFlight;
+import io.heliotrope.proto.controller.v1.PeerRtt;
+import io.heliotrope.proto.controller.v1.ReportMigrationRequest;
+import io.heliotrope.proto.controller.v1.ReportRttRequest;
+import io.heliotrope.proto.controller.v1.VmServiceGrpc;
+import io.heliotrope.proto.controller.v1.VmSpec;
+import io.heliotrope.proto.scheduler.v1.Application;
+import io.heliotrope.proto.scheduler.v1.Decision;
+import io.heliotrope.proto.scheduler.v1.DecisionOutcome;
+import io.heliotrope.proto.scheduler.v1.GetApplicationRequest;
+import io.heliotrope.proto.scheduler.v1.GetSchedulerStatusRequest;
+import io.heliotrope.proto.scheduler.v1.SchedulerServiceGrpc;
+import io.heliotrope.proto.scheduler.v1.SchedulerStatus;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static io.heliotrope.it.Tools.helio;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two controllers, each with its scheduler, on one ZooKeeper with a 5 s session timeout: one
+ * decides, the other stands by, and takes over when the first is killed, waiting for the
+ * migration the first left in flight. The example plugin, built by bin/test and installed in
+ * the controllers' plugins directory, decides like a built-in.
+ */
+class SchedulerTakeoverIT {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Path PLUGINS = ExamplePlugin.installed();
+
+    @RegisterExtension
+    static final ControllerExtension cluster = new ControllerExtension(2, "--zookeeper-session-timeout", "5s", "--scheduler-period", "1s",
+            "--plugins", PLUGINS.toString()).withSites("taiwan", "virginia");
+
+    private static Map<String, String> env;
+
+    @BeforeAll
+    static void measureRtt() {
+        env = Map.of("HELIO_CONTROLLER", cluster.controller(0).target());
+        ControllerServiceGrpc.ControllerServiceBlockingStub controller = ControllerServiceGrpc.newBlockingStub(cluster.controller(0).channel());
+        for (String[] pair : new String[][] {{"taiwan", "virginia"}, {"virginia", "taiwan"}}) {
+            controller.reportRtt(ReportRttRequest.newBuilder().setSite(pair[0]).setProbePeriodMillis(600_000)
+                    .addPeers(PeerRtt.newBuilder().setPeer(pair[1]).setRttMicros(75_000)).build());
+        }
+    }
+
+    @Test
+    void theSecondSchedulerWaitsWhileTheFirstLivesAndTakesOverWhenItIsKilledWaitingForTheMigrationInFlight() {
+        Await.until("one scheduler is elected", TIMEOUT, () -> status(0).getActive() != status(1).getActive());
+        int active = status(0).getActive() ? 0 : 1;
+        int standing = 1 - active;
+        assertThat(status(standing).getLeader()).isEqualTo(cluster.controller(active).target());
+        createVm("held", "virginia");
+        // The first scheduler's driver reported a migration of the VM; then its controller dies.
+        VmServiceGrpc.newBlockingStub(cluster.controller(standing).channel()).reportMigration(ReportMigrationRequest.newBuilder().setName("held")
+                .setInFlight(MigrationInFlight.newBuilder().setId("m-1").setFromSite("virginia").setToSite("taiwan").setPhase("precopy")
+                        .setStartedEpochMillis(System.currentTimeMillis()).setReportedEpochMillis(System.currentTimeMillis()))
+                .build());
+        helio(env, "app", "create", "held", "--policy", "single-vm", "--vms", "held").assertSuccess();
+        helio(env, "app", "report", "held", "{\"frontEnds\":[{\"site\":\"taiwan\",\"rate\":50}]}").assertSuccess();
+
+        cluster.controller(active).kill9();
+
+        Await.until("the standing-by scheduler takes over after the session of the first expires", TIMEOUT, () -> status(standing).getActive());
+        assertThat(status(standing).getLeader()).isEqualTo(cluster.controller(standing).target());
+        long tookOver = System.currentTimeMillis();
+        Await.until("the new scheduler decides about held", TIMEOUT, () -> {
+            Decision last = last(standing, "held");
+            return last != null && Math.max(last.getAtEpochMillis(), last.getLastEpochMillis()) > tookOver;
+        });
+        Decision decision = last(standing, "held");
+        assertThat(decision.getOutcome()).as(decision.toString()).isEqualTo(DecisionOutcome.DECISION_OUTCOME_WAIT);
+        assertThat(decision.getReason()).isEqualTo("a migration of held is in flight; the next decision waits for it to end");
+    }
+
+    @Test
+    void aPluginInTheControllersPluginsDirectoryDecidesLikeABuiltIn() {
+        assertThat(helio(env, "scheduler", "policies").assertSuccess().stdout())
+                .containsPattern("(?m)^minimax-latency +" + PLUGINS.resolve(ExamplePlugin.JAR) + " +");
+        createVm("edge", "virginia");
+        helio(env, "app", "create", "edge", "--policy", "minimax-latency", "--vms", "edge").assertSuccess();
+        helio(env, "app", "report", "edge", "{\"frontEnds\":[{\"site\":\"taiwan\",\"rate\":10}]}").assertSuccess();
+
+        assertThat(helio(env, "scheduler", "run", "--dry-run", "--policy", "minimax-latency").assertSuccess().stdout())
+                .containsPattern("(?m)^edge +move \\(dry run\\) .* edge->taiwan ");
+        Await.until("the active scheduler decides to move edge with the plugin", TIMEOUT, () -> {
+            Decision last = last(0, "edge");
+            return last != null && last.getOutcome() != DecisionOutcome.DECISION_OUTCOME_WAIT;
+        });
+        Application edge = SchedulerServiceGrpc.newBlockingStub(cluster.controller(0).channel()).getApplication(GetApplicationRequest.newBuilder().setName("edge").build());
+        assertThat(edge.getDecisionsList()).extracting(Decision::getOutcome).contains(DecisionOutcome.DECISION_OUTCOME_MOVE);
+    }
+
+    private static SchedulerStatus status(int controller) {
+        return SchedulerServiceGrpc.newBlockingStub(cluster.controller(controller).channel()).getSchedulerStatus(GetSchedulerStatusRequest.getDefaultInstance());
+    }
+
+    private static Decision last(int controller, String application) {
+        List<Decision> decisions = SchedulerServiceGrpc.newBlockingStub(cluster.controller(controller).channel())
+                .getApplication(GetApplicationRequest.newBuilder().setName(application).build()).getDecisionsList();
+        return decisions.isEmpty() ? null : decisions.get(decisions.size() - 1);
+    }
+
+    private static void createVm(String name, String site) {
+        VmServiceGrpc.newBlockingStub(cluster.controller(0).channel())
+                .createVm(CreateVmRequest.newBuilder().setSpec(VmSpec.newBuilder().setName(name).setMemoryBytes(256 << 20).setVcpus(1)).setSite(site).build());
+    }
+
+    /** The example plugin project's jar, as bin/test builds it, copied into a plugins directory of its own. */
+    static final class ExamplePlugin {
+        static final String JAR = "placement-plugin-example.jar";
+
+        private ExamplePlugin() {}
+
+        static Path installed() {
+            try (var built = Files.list(Path.of("..", "examples", "placement-plugin", "target"))) {
+                Path jar = built.filter(file -> file.getFileName().toString().endsWith(".jar")).findFirst()
+                        .orElseThrow(() -> new IllegalStateException("build the example plugin first: bin/test does"));
+                Path plugins = Files.createTempDirectory("helio-plugins");
+                Files.copy(jar, plugins.resolve(JAR));
+                return plugins.toAbsolutePath();
+            } catch (IOException e) {
+                throw new UncheckedIOException("the example plugin is not built (examples/placement-plugin/target): bin/test builds it", e);
+            }
+        }
+    }
+}
