@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
+import io.heliotrope.controller.app.ApplicationsStatus;
 import io.heliotrope.controller.cluster.VmsStatus;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
@@ -27,7 +28,9 @@ import static java.util.Objects.requireNonNull;
  * {@code /api/locality?image=NAME[&regions=N]} answer with the messages of
  * controller_service.proto in protobuf's JSON mapping (lowerCamelCase names, 64-bit
  * numbers as strings, fields at their defaults included); {@code /api/vms} with
- * {@link VmsStatus} (lowerCamelCase names, numbers as numbers). An error is
+ * {@link VmsStatus} and {@code /api/applications} with {@link ApplicationsStatus}
+ * (lowerCamelCase names, numbers as numbers, infinite scores as the strings
+ * {@code "-Infinity"} and {@code "Infinity"}). An error is
  * {@code {"error": "IMAGE_NOT_FOUND", "message": "..."}} with the HTTP status of its code;
  * an answer that takes longer than {@value #WAIT_SECONDS} s is a 503, so that the page tells
  * of a controller that cannot reach ZooKeeper before the browser gives up on it.
@@ -54,6 +57,10 @@ final class StatusApi {
 
     Reply vms(GetRequest request) {
         return reply(() -> MAPPER.writeValueAsString(await(source.vms().get())));
+    }
+
+    Reply applications(GetRequest request) {
+        return reply(() -> MAPPER.writeValueAsString(await(source.applications().get())));
     }
 
     private static String image(GetRequest request) {

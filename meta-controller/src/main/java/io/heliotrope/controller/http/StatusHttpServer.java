@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 
 /**
  * The controller's status port: Prometheus metrics on {@code /metrics}, the cluster as JSON
- * on {@code /api/status}, {@code /api/locality} and {@code /api/vms} (see {@link StatusApi}), and the live
+ * on {@code /api/status}, {@code /api/locality}, {@code /api/vms} and {@code /api/applications} (see {@link StatusApi}), and the live
  * status page on {@code /}.
  */
 public final class StatusHttpServer {
@@ -28,6 +28,7 @@ public final class StatusHttpServer {
         routes.put("/api/status", api::status);
         routes.put("/api/locality", api::locality);
         routes.put("/api/vms", api::vms);
+        routes.put("/api/applications", api::applications);
         return GetServer.start(address, "controller-http", THREADS, routes);
     }
 }

@@ -4,6 +4,9 @@ import io.grpc.BindableService;
 import io.grpc.Server;
 import io.grpc.util.MutableHandlerRegistry;
 import io.heliotrope.concurrent.BoundedExecutors;
+import io.heliotrope.controller.app.ApplicationRegistry;
+import io.heliotrope.controller.app.ApplicationView;
+import io.heliotrope.controller.app.ZooKeeperElection;
 import io.heliotrope.controller.cluster.ClusterView;
 import io.heliotrope.controller.cluster.ClusterViewConfig;
 import io.heliotrope.controller.cluster.VmView;
@@ -53,6 +56,9 @@ public final class ControllerServer implements AutoCloseable {
     private final ClusterView cluster;
     private final Server grpc;
     private final GetServer status;
+    private final ZooKeeperStore zk;
+    private final ZooKeeperLayout layout;
+    private final ApplicationRegistry applications;
     /** Services that run beside the controller's own on its port (the migration driver's). */
     private final MutableHandlerRegistry added = new MutableHandlerRegistry();
 
@@ -72,13 +78,17 @@ public final class ControllerServer implements AutoCloseable {
             components.push(cluster);
             ExecutorService calls = BoundedExecutors.fixed("controller-grpc", GRPC_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(calls, SHUTDOWN_PATIENCE));
-            VmService vms = new VmService(zk, new ZooKeeperLayout(serviceConfig.rootPath()), Clock.systemUTC(), executor, metrics.migrations());
+            layout = new ZooKeeperLayout(serviceConfig.rootPath());
+            VmService vms = new VmService(zk, layout, Clock.systemUTC(), executor, metrics.migrations());
             VmView vmView = new VmView(vms, service, cluster, Clock.systemUTC());
+            this.zk = zk;
+            applications = new ApplicationRegistry(zk, layout, Clock.systemUTC());
+            ApplicationView applicationView = new ApplicationView(applications, vms, executor, Clock.systemUTC());
             grpc = GrpcServers.start(new InetSocketAddress(config.bindAddress(), config.grpcPort()), calls, FLOW_CONTROL_WINDOW, added,
                     new ControllerGrpcService(service, cluster), new VmGrpcService(vms));
             components.push(() -> GrpcServers.shutdown(grpc));
             status = StatusHttpServer.start(new InetSocketAddress(config.bindAddress(), config.statusPort()),
-                    new StatusSource(cluster::statusAsync, cluster::localityAsync, vmView::statusAsync), metrics::scrape);
+                    new StatusSource(cluster::statusAsync, cluster::localityAsync, vmView::statusAsync, applicationView::statusAsync), metrics::scrape);
             components.push(status);
         } catch (IOException | RuntimeException e) {
             close();
@@ -105,7 +115,10 @@ public final class ControllerServer implements AutoCloseable {
         return grpc.getPort();
     }
 
-    /** The status port: {@code /metrics}, {@code /api/status}, {@code /api/locality}, {@code /api/vms} and the status page on {@code /}. */
+    /**
+     * The status port: {@code /metrics}, {@code /api/status}, {@code /api/locality}, {@code /api/vms}, {@code /api/applications}
+     * and the status page on {@code /}.
+     */
     public int statusPort() {
         return status.port();
     }
@@ -114,8 +127,22 @@ public final class ControllerServer implements AutoCloseable {
         return cluster;
     }
 
+    /** Its meters: {@code metrics().registry()} is where what runs beside the controller (the scheduler) registers its own. */
     public ControllerMetrics metrics() {
         return metrics;
+    }
+
+    /** The scheduler's applications, reports and decisions, on this controller's ZooKeeper session (calls block). */
+    public ApplicationRegistry applications() {
+        return applications;
+    }
+
+    /**
+     * Joins the schedulers' election on this controller's ZooKeeper session as {@code id} (its gRPC
+     * address): the caller closes it, before this server; the session's end ends its leadership.
+     */
+    public ZooKeeperElection election(String id) {
+        return new ZooKeeperElection(zk, layout, id);
     }
 
     public void awaitTermination() throws InterruptedException {

@@ -1,5 +1,6 @@
 package io.heliotrope.controller.vm;
 
+import io.heliotrope.controller.Names;
 import io.heliotrope.controller.zookeeper.Json;
 import io.heliotrope.controller.zookeeper.Versioned;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
@@ -65,7 +66,7 @@ final class VmRegistry {
     }
 
     private Versioned<Vm> read(String name) {
-        return zk.readJson(layout.vm(VmSpec.checkName(name)), Vm.class).orElseThrow(() -> notFound(name));
+        return zk.readJson(layout.vm(Names.vm(name)), Vm.class).orElseThrow(() -> notFound(name));
     }
 
     static HeliotropeException notFound(String name) {

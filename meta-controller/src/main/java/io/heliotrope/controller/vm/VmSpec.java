@@ -1,11 +1,11 @@
 package io.heliotrope.controller.vm;
 
+import io.heliotrope.controller.Names;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 
 import java.util.HashSet;
 import java.util.List;
-import java.util.regex.Pattern;
 
 import static java.util.Objects.requireNonNullElse;
 
@@ -21,10 +21,9 @@ public record VmSpec(String name, long memoryBytes, int vcpus, List<String> disk
     public static final int MAX_VCPUS = 64;
     public static final String TCG = "tcg";
     public static final String KVM = "kvm";
-    private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9._-]{0,62}");
 
     public VmSpec {
-        checkName(name);
+        Names.vm(name);
         disks = List.copyOf(requireNonNullElse(disks, List.of()));
         kernel = requireNonNullElse(kernel, "");
         initrd = requireNonNullElse(initrd, "");
@@ -48,15 +47,6 @@ public record VmSpec(String name, long memoryBytes, int vcpus, List<String> disk
         if (new HashSet<>(disks).size() != disks.size()) {
             throw invalid(name, "each image may be one of its disks once, not " + disks);
         }
-    }
-
-    /** Returns {@code name}, or fails with {@code INVALID_ARGUMENT}: a VM's name is also a znode's. */
-    public static String checkName(String name) {
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "invalid VM name '" + name
-                    + "': use 1 to 63 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit");
-        }
-        return name;
     }
 
     private static HeliotropeException invalid(String name, String reason) {

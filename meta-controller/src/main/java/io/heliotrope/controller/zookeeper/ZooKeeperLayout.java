@@ -15,6 +15,11 @@ import static java.util.Objects.requireNonNull;
  * ROOT/images/NAME/staging/ID/N         chunk N of a large payload (binary)
  * ROOT/rtt/SITE                         the round-trip times SITE measured to its peers (JSON)
  * ROOT/vms/NAME                         a VM: definition, site, migrations (JSON, compare-and-set on its version)
+ * ROOT/apps/NAME                        an application with its decisions (heliotrope.scheduler.v1.Application in
+ *                                       protobuf's JSON, compare-and-set on its version)
+ * ROOT/workloads/NAME/r-MILLIS-SEQ      one workload report of application NAME as received (JSON), MILLIS its
+ *                                       receive time, SEQ ZooKeeper's counter
+ * ROOT/scheduler/leader/*               the schedulers' leader election (Curator's LeaderLatch)
  * </pre>
  */
 public record ZooKeeperLayout(String root) {
@@ -51,6 +56,26 @@ public record ZooKeeperLayout(String root) {
 
     public String vm(String name) {
         return vms() + "/" + name;
+    }
+
+    public String applications() {
+        return root + "/apps";
+    }
+
+    public String application(String name) {
+        return applications() + "/" + name;
+    }
+
+    public String workloads() {
+        return root + "/workloads";
+    }
+
+    public String workloads(String application) {
+        return workloads() + "/" + application;
+    }
+
+    public String schedulerLeader() {
+        return root + "/scheduler/leader";
     }
 
     public ImagePaths image(String name) {

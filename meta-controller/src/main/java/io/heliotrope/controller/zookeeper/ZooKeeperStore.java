@@ -9,6 +9,7 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.BackgroundCallback;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
@@ -146,6 +147,24 @@ public final class ZooKeeperStore implements AutoCloseable {
         }
     }
 
+    /**
+     * Creates a persistent sequential znode: {@code prefix} with ZooKeeper's 10-digit counter
+     * appended. Returns its path; empty when the parent does not exist.
+     */
+    public Optional<String> createSequential(String prefix, byte[] data) {
+        checkSize(prefix, data.length);
+        long start = System.nanoTime();
+        try {
+            return Optional.of(client.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath(prefix, data));
+        } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+        } catch (Exception e) {
+            throw failure(Op.CREATE, "create " + prefix + "N", e);
+        } finally {
+            metrics.record(Op.CREATE, start);
+        }
+    }
+
     /** Creates the znode, or replaces its data when it exists. */
     public void put(String path, byte[] data) {
         if (!create(path, data)) {
@@ -276,6 +295,11 @@ public final class ZooKeeperStore implements AutoCloseable {
         expect(Op.DELETE_MANY, "delete", pipeline(Op.DELETE_MANY, "delete", paths.stream()
                 .map(path -> (Request) callback -> client.delete().inBackground(callback).forPath(path))
                 .toList()), KeeperException.Code.NONODE);
+    }
+
+    /** The session's client, for Curator's recipes (the scheduler's leader election); the store closes it. */
+    public CuratorFramework curator() {
+        return client;
     }
 
     @Override

@@ -1,5 +1,5 @@
 'use strict';
-// The status page: polls the controller's JSON API (/api/status, /api/vms, /api/locality) and redraws. Tests find what it shows
+// The status page: polls the controller's JSON API (/api/status, /api/vms, /api/applications, /api/locality) and redraws. Tests find what it shows
 // by the ids of index.html and the data- attributes set here.
 
 const POLL_MILLIS = 1500;
@@ -31,9 +31,10 @@ async function getJson(url) {
 async function poll() {
   let status;
   let vms;
+  let applications;
   let localities;
   try {
-    [status, vms] = await Promise.all([getJson('/api/status'), getJson('/api/vms')]);
+    [status, vms, applications] = await Promise.all([getJson('/api/status'), getJson('/api/vms'), getJson('/api/applications')]);
     localities = await Promise.all(status.images.map(image =>
       getJson('/api/locality?image=' + encodeURIComponent(image.status.config.name) + '&regions=' + REGIONS)
         .catch(() => null)));
@@ -48,7 +49,7 @@ async function poll() {
   }
   if (localities) {
     try {
-      render(status, vms, localities);
+      render(status, vms, applications, localities);
       setConnection('live', 'live, updated ' + lastAnswer.toLocaleTimeString());
     } catch (e) {
       setConnection('error', 'the page failed to draw the answer: ' + e);
@@ -64,7 +65,7 @@ function setConnection(state, text) {
   document.getElementById('main').classList.toggle('stale', state !== 'live');
 }
 
-function render(status, vms, localities) {
+function render(status, vms, applications, localities) {
   const now = Number(status.generatedEpochMillis);
   const names = status.sites.map(health => health.site.name);
   const colours = siteColours(names, localities);
@@ -76,6 +77,8 @@ function render(status, vms, localities) {
   renderVms(vms.vms);
   renderInFlight(vms.inFlight, Number(vms.generatedEpochMillis));
   renderHistory(vms.history);
+  renderApplications(applications.applications, applications.generatedEpochMillis);
+  renderDecisions(applications.decisions);
   renderLeaseMoves(status.images);
 }
 
@@ -271,6 +274,52 @@ function renderHistory(history) {
     number('ram', bytes(m.ramBytes)),
     el('td', {'data-field': 'requested-by'}, m.requestedBy),
     el('td', {'data-field': 'ensemble'}, m.ensembleId || '–'))));
+}
+
+// One row per application (id app-NAME): its policy, each VM at its site, its leader VM and its newest decision.
+function renderApplications(applications, now) {
+  replaceRows('applications', applications.map(app => {
+    const last = app.last;
+    return el('tr', {id: 'app-' + app.name, 'data-app': app.name, 'data-policy': app.policy, 'data-outcome': last ? last.outcome : ''},
+      el('td', {'data-field': 'name'}, app.name),
+      el('td', {'data-field': 'policy'}, app.policy),
+      el('td', {'data-field': 'vms'}, ...app.vms.flatMap((vm, i) => [i === 0 ? '' : ', ',
+        el('span', {class: 'app-vm', 'data-vm': vm.vm, 'data-site': vm.site}, vm.vm + ' @ ' + (vm.site || '?'))])),
+      el('td', {'data-field': 'leader'}, app.leader || '–'),
+      el('td', {'data-field': 'outcome', class: last ? outcomeClass(last.outcome) : ''}, last ? outcomeText(last.outcome) : 'none yet'),
+      el('td', {'data-field': 'reason'}, last ? last.reason : ''),
+      el('td', {'data-field': 'when'}, last ? ago(now, last.lastEpochMillis) : '–'),
+      number('repeats', last ? last.repeats : '–'));
+  }));
+}
+
+// The newest decisions across every application (class decision), newest first.
+function renderDecisions(decisions) {
+  replaceRows('decisions', decisions.map(d => el('tr',
+    {class: 'decision', 'data-app': d.application, 'data-outcome': d.outcome, 'data-last': String(d.lastEpochMillis)},
+    el('td', {'data-field': 'last'}, new Date(d.lastEpochMillis).toLocaleString()),
+    el('td', {'data-field': 'application'}, d.application),
+    el('td', {'data-field': 'outcome', class: outcomeClass(d.outcome)}, outcomeText(d.outcome) + (d.dryRun ? ' (dry run)' : '')),
+    el('td', {'data-field': 'reason'}, d.reason),
+    el('td', {'data-field': 'moves'}, d.moves.map(m => m.vm + ': ' + m.fromSite + ' → ' + m.toSite).join(', ') || '–'),
+    number('scores', score(d.currentScore) + ' → ' + score(d.bestScore)),
+    number('repeats', d.repeats))));
+}
+
+function outcomeText(outcome) {
+  return outcome.replace('_', ' ');
+}
+
+function outcomeClass(outcome) {
+  if (outcome === 'move' || outcome === 'stay') {
+    return 'up';
+  }
+  return outcome === 'error' || outcome === 'migration_failed' ? 'down' : '';
+}
+
+// A policy's score: a number, or "-Infinity" for a plan its filter rejects.
+function score(value) {
+  return typeof value === 'number' ? String(Number(value.toPrecision(6))) : String(value).replace('Infinity', '∞');
 }
 
 function millis(micros) {

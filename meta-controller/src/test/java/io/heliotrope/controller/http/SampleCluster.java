@@ -1,5 +1,6 @@
 package io.heliotrope.controller.http;
 
+import io.heliotrope.controller.app.ApplicationsStatus;
 import io.heliotrope.controller.cluster.VmsStatus;
 import io.heliotrope.proto.controller.v1.ClusterImage;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
@@ -97,6 +98,28 @@ final class SampleCluster {
                         256 << 20, 64 << 20, 75, 1 << 20, "operator", "e1", reportedAgoMillis > 60_000)),
                 List.of(done("m2", now - 60_000, "rolled_back", "the destination died", 0),
                         done("m1", now - 120_000, "completed", "", 170_000)));
+    }
+
+    /**
+     * Two applications: {@code zk}, an ensemble at virginia whose newest decision moved it to
+     * taiwan (zk3 not defined as a VM), and {@code web}, whose policy failed twice in a row
+     * {@code lastAgoMillis} ago; three decisions in all.
+     */
+    static ApplicationsStatus applications(long lastAgoMillis) {
+        long now = System.currentTimeMillis();
+        ApplicationsStatus.DecisionState stay = new ApplicationsStatus.DecisionState("zk", "stay", "nothing clears the threshold",
+                now - 300_000, now - 240_000, 2, -1500, -1500, List.of(), false);
+        ApplicationsStatus.DecisionState move = new ApplicationsStatus.DecisionState("zk", "move", "a better plan", now - 60_000, now - 60_000, 1,
+                -1500, -420.5, List.of(new ApplicationsStatus.Move("zk1", VIRGINIA, TAIWAN), new ApplicationsStatus.Move("zk2", VIRGINIA, TAIWAN)),
+                false);
+        ApplicationsStatus.DecisionState error = new ApplicationsStatus.DecisionState("web", "error", "the policy threw: no front ends",
+                now - lastAgoMillis - 60_000, now - lastAgoMillis, 2, Double.NEGATIVE_INFINITY, Double.NEGATIVE_INFINITY, List.of(), false);
+        return new ApplicationsStatus(now,
+                List.of(new ApplicationsStatus.ApplicationState("web", "single-vm", List.of(new ApplicationsStatus.VmSite("web", VIRGINIA)), "", 1,
+                                error),
+                        new ApplicationsStatus.ApplicationState("zk", "ensemble", List.of(new ApplicationsStatus.VmSite("zk1", TAIWAN),
+                                new ApplicationsStatus.VmSite("zk2", TAIWAN), new ApplicationsStatus.VmSite("zk3", "")), "zk1", 2, move)),
+                List.of(error, move, stay));
     }
 
     private static VmsStatus.Done done(String id, long ended, String outcome, String reason, long downtimeMicros) {

@@ -88,6 +88,27 @@ class TestStatusHttpServer {
     }
 
     @Test
+    void applicationsAreTheirVmsAndDecisionsInJson() throws Exception {
+        source.set(SampleCluster.applications(2_000));
+
+        HttpResponse<String> response = get("/api/applications");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        JsonNode json = JSON.readTree(response.body());
+        assertThat(json.at("/generatedEpochMillis").asLong()).isPositive();
+        assertThat(json.at("/applications/1/name").asText()).isEqualTo("zk");
+        assertThat(json.at("/applications/1/vms/0/site").asText()).isEqualTo("taiwan");
+        assertThat(json.at("/applications/1/last/outcome").asText()).isEqualTo("move");
+        assertThat(json.at("/applications/1/last/moves/1/vm").asText()).isEqualTo("zk2");
+        assertThat(json.at("/decisions/1/bestScore").asDouble()).isEqualTo(-420.5);
+        assertThat(json.at("/decisions/0/currentScore").asText()).as("a rejected plan, in valid JSON").isEqualTo("-Infinity");
+        assertThat(json.at("/decisions/2/repeats").asInt()).isEqualTo(2);
+
+        source.failWith(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "ZooKeeper cannot be reached"));
+        assertError(get("/api/applications"), 503, ErrorCode.PEER_UNAVAILABLE, "ZooKeeper cannot be reached");
+    }
+
+    @Test
     void statusOfOneImageOrNotFound() throws Exception {
         JsonNode demo = JSON.readTree(get("/api/status?image=" + DEMO).body());
         assertThat(demo.at("/images").size()).isEqualTo(1);

@@ -145,6 +145,30 @@ class TestStatusPage {
     }
 
     @Test
+    void showsEachApplicationWithItsVmsSitesAndNewestDecision() throws IOException {
+        source.set(SampleCluster.applications(5_000));
+        browser.await("the applications", TIMEOUT, "return document.getElementById('app-zk') !== null;");
+
+        assertThat(browser.attributes("#applications tbody tr", "id")).containsExactly("app-web", "app-zk");
+        assertThat(browser.attributes("#applications tr#app-zk", "data-policy")).containsExactly("ensemble");
+        assertThat(browser.attributes("#applications tr#app-zk", "data-outcome")).containsExactly("move");
+        assertThat(browser.attributes("#app-zk .app-vm", "data-site")).containsExactly(TAIWAN, TAIWAN, "");
+        assertThat(browser.text("#app-zk [data-field=vms]")).isEqualTo("zk1 @ taiwan, zk2 @ taiwan, zk3 @ ?");
+        assertThat(browser.text("#app-zk [data-field=leader]")).isEqualTo("zk1");
+        assertThat(browser.text("#app-zk [data-field=reason]")).isEqualTo("a better plan");
+        assertThat(browser.text("#app-web [data-field=outcome]")).isEqualTo("error");
+        assertThat(browser.text("#app-web [data-field=when]")).matches("[56] s ago");
+        assertThat(browser.text("#app-web [data-field=repeats]")).isEqualTo("2");
+
+        assertThat(browser.attributes("#decisions tr.decision", "data-app")).as("newest first").containsExactly("web", "zk", "zk");
+        assertThat(browser.attributes("#decisions tr.decision", "data-outcome")).containsExactly("error", "move", "stay");
+        assertThat(browser.text("#decisions tr.decision[data-outcome=move] [data-field=moves]")).isEqualTo("zk1: virginia → taiwan, zk2: virginia → taiwan");
+        assertThat(browser.text("#decisions tr.decision[data-outcome=move] [data-field=scores]")).isEqualTo("-1500 → -420.5");
+        assertThat(browser.text("#decisions tr.decision[data-outcome=error] [data-field=scores]")).isEqualTo("-∞ → -∞");
+        browser.screenshot(Path.of("target", "status-page-applications.png"));
+    }
+
+    @Test
     void aMigrationWhoseDriverStoppedReportingShowsAsStale() {
         source.set(SampleCluster.vms(90_000));
         browser.await("the stale migration", TIMEOUT, "return document.querySelector('tr.migration-in-flight.stale[data-vm=web]') !== null;");

@@ -1,5 +1,6 @@
 package io.heliotrope.controller.http;
 
+import io.heliotrope.controller.app.ApplicationsStatus;
 import io.heliotrope.controller.cluster.VmsStatus;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
@@ -26,6 +27,7 @@ final class TestingStatusSource {
     private volatile ClusterStatus status = ClusterStatus.getDefaultInstance();
     private volatile Map<String, ImageLocality> localities = Map.of();
     private volatile VmsStatus vms = new VmsStatus(0, List.of(), List.of(), List.of());
+    private volatile ApplicationsStatus applications = new ApplicationsStatus(0, List.of(), List.of());
     private volatile RuntimeException failure;
     private volatile boolean hanging;
     private volatile int lastRegions;
@@ -41,6 +43,10 @@ final class TestingStatusSource {
         this.vms = requireNonNull(vms, "vms is null");
     }
 
+    void set(ApplicationsStatus applications) {
+        this.applications = requireNonNull(applications, "applications is null");
+    }
+
     void failWith(RuntimeException failure) {
         this.failure = failure;
     }
@@ -51,7 +57,7 @@ final class TestingStatusSource {
 
     StatusSource source() {
         return new StatusSource(image -> answer(() -> status(image)), (image, regions) -> answer(() -> locality(image, regions)),
-                () -> answer(this::vms));
+                () -> answer(this::vms), () -> answer(this::applications));
     }
 
     /** The regions the last locality call asked for. */
@@ -82,6 +88,12 @@ final class TestingStatusSource {
         throwFailure();
         VmsStatus answer = vms;
         return new VmsStatus(System.currentTimeMillis(), answer.vms(), answer.inFlight(), answer.history());
+    }
+
+    private ApplicationsStatus applications() {
+        throwFailure();
+        ApplicationsStatus answer = applications;
+        return new ApplicationsStatus(System.currentTimeMillis(), answer.applications(), answer.decisions());
     }
 
     private ImageLocality locality(String image, int regions) {
