@@ -36,5 +36,16 @@ public record PlacementProblem(int sites, int[] current, Scorer scorer, boolean[
         PlanFilter ALL = plan -> true;
 
         boolean accepts(Plan plan);
+
+        /**
+         * Whether some plan completing {@code partial} (its unplaced VMs read {@link
+         * Plan#UNASSIGNED}) may be accepted: {@code false} only when none is, as when the VMs
+         * placed already overfill a site. The search asks it of the VMs of a role class as it
+         * tries them on the sites the class was given, so that a capacity that no assignment
+         * meets is found without trying every one; the default admits everything.
+         */
+        default boolean admits(Plan partial) {
+            return true;
+        }
     }
 }

@@ -1,14 +1,18 @@
 package io.heliotrope.scheduler.placement;
 
+import io.heliotrope.scheduler.spi.Plan;
+
 import java.util.Arrays;
 
 /**
  * From the sites the search gave each role class (one multiset per class, which fixes the
  * score), the first plan in {@link PlanOrder} that gives each VM one of its class's sites and
  * that the problem's filter accepts: the fewest moves, then the smallest list of sites.
- * Iterative deepening on the moves: for each budget from the least any assignment needs, a
- * depth-first walk in VM order and site order, cut where the moves made plus the fewest the
- * remaining VMs need exceed the budget; the first accepted plan is the answer.
+ * A depth-first walk in VM order and site order, so in the order of site lists, cut where the
+ * moves made plus the fewest the unplaced VMs need reach the moves of the best accepted plan
+ * so far (a later plan with as many moves comes after it), or where the filter {@linkplain
+ * PlacementProblem.PlanFilter#admits admits} no completion: each assignment is tried at most
+ * once, and none once an accepted plan moves as few VMs as any can.
  */
 final class Resolver {
     private final PlacementProblem problem;
@@ -16,6 +20,8 @@ final class Resolver {
     private final int[] classOf;
     private final int[] classSize;
     private final ArrayPlan plan;
+    private int[] best;
+    private int bestMoves;
     /** Per class and site: its sites not given out yet; its unplaced VMs' current sites. */
     private final int[][] free;
     private final int[][] current;
@@ -27,7 +33,7 @@ final class Resolver {
         this.sites = problem.sites();
         this.classOf = roles.classOf();
         this.classSize = roles.classSize();
-        this.plan = new ArrayPlan(new int[classOf.length]);
+        this.plan = ArrayPlan.unassigned(classOf.length);
         this.free = new int[roles.classes()][sites];
         this.current = new int[roles.classes()][sites];
     }
@@ -54,21 +60,23 @@ final class Resolver {
                 slack -= Math.min(free[role][site], current[role][site]);
             }
         }
-        for (int budget = slack; budget <= maxMoves; budget++) {
-            if (walk(0, 0, budget)) {
-                return plan.sites().clone();
-            }
-        }
-        return null;
+        best = null;
+        bestMoves = maxMoves + 1;
+        walk(0, 0);
+        return best;
     }
 
-    private boolean walk(int vm, int moves, int budget) {
+    private void walk(int vm, int moves) {
         if (vm == classOf.length) {
-            return problem.filter().accepts(plan);
+            if (problem.filter().accepts(plan)) {
+                best = plan.sites().clone();
+                bestMoves = moves;
+            }
+            return;
         }
         int role = classOf[vm];
         int now = problem.current()[vm];
-        for (int site = 0; site < sites; site++) {
+        for (int site = 0; site < sites && moves + slack < bestMoves; site++) {
             if (free[role][site] == 0) {
                 continue;
             }
@@ -81,17 +89,16 @@ final class Resolver {
             slack -= delta;
             int made = moves + (site == now ? 0 : 1);
             plan.place(vm, site);
-            boolean found = made + slack <= budget && walk(vm + 1, made, budget);
+            if (made + slack < bestMoves && (vm == classOf.length - 1 || problem.filter().admits(plan))) {
+                walk(vm + 1, made);
+            }
+            plan.place(vm, Plan.UNASSIGNED);
             slack += delta;
             if (isSite(now)) {
                 current[role][now]++;
             }
             free[role][site]++;
-            if (found) {
-                return true;
-            }
         }
-        return false;
     }
 
     /** How many current sites the free sites {@code site} and {@code now} of the class cover. */

@@ -104,7 +104,7 @@ class TestSearch {
         return TestingProblems.random(random, size.sites, size.vms, scorer.apply(size));
     }
 
-    private static void assertSamePlan(int instance, PlacementProblem problem, Optional<Placement> expected, Optional<Placement> actual) {
+    static void assertSamePlan(int instance, PlacementProblem problem, Optional<Placement> expected, Optional<Placement> actual) {
         String description = "instance " + instance + ": " + problem.sites() + " sites, current " + Arrays.toString(problem.current());
         assertThat(actual.isPresent()).as(description).isEqualTo(expected.isPresent());
         expected.ifPresent(plan -> {

@@ -1,6 +1,7 @@
 package io.heliotrope.scheduler.placement;
 
 import io.heliotrope.scheduler.placement.PlacementProblem.PlanFilter;
+import io.heliotrope.scheduler.spi.Plan;
 import io.heliotrope.scheduler.spi.Scorer;
 
 import java.util.Arrays;
@@ -49,20 +50,31 @@ final class TestingProblems {
         return random.ints(vms, 0, sites).toArray();
     }
 
-    /** Each site holds VMs of total size at most its capacity; sizes 1 to 3, capacities 0 to 5. */
+    /**
+     * Each site holds VMs of total size at most its capacity; sizes 1 to 3, capacities 0 to 5.
+     * Half of the filters tell the search which partial plans overfill a site already.
+     */
     private static PlanFilter capacity(Random random, int sites, int vms) {
-        int[] size = random.ints(vms, 1, 4).toArray();
-        int[] capacity = random.ints(sites, 0, 6).toArray();
-        return plan -> {
-            int[] used = new int[sites];
-            for (int vm = 0; vm < plan.size(); vm++) {
-                int site = plan.site(vm);
-                used[site] += size[vm];
-                if (used[site] > capacity[site]) {
+        Capacity capacity = new Capacity(random.ints(vms, 1, 4).toArray(), random.ints(sites, 0, 6).toArray());
+        return random.nextBoolean() ? capacity : capacity::accepts;
+    }
+
+    private record Capacity(int[] size, int[] capacity) implements PlanFilter {
+        @Override
+        public boolean accepts(Plan plan) {
+            return admits(plan);
+        }
+
+        @Override
+        public boolean admits(Plan partial) {
+            int[] used = new int[capacity.length];
+            for (int vm = 0; vm < partial.size(); vm++) {
+                int site = partial.site(vm);
+                if (site != Plan.UNASSIGNED && (used[site] += size[vm]) > capacity[site]) {
                     return false;
                 }
             }
             return true;
-        };
+        }
     }
 }
