@@ -17,7 +17,7 @@ import java.util.Set;
 /**
  * What a plan must meet besides its score: each site's memory for VMs (counting the VMs of
  * other applications there), no VM sent to a destination that failed it lately, and the
- * policy's own filter.
+ * policy's own filter. Used by one decision's thread at a time.
  */
 final class PlanRules implements PlanFilter {
     private final Application application;
@@ -78,11 +78,26 @@ final class PlanRules implements PlanFilter {
         return verdict(plan).accepted();
     }
 
+    /** A partial plan whose placed VMs already overfill a site, or go where a migration failed lately, has no accepted completion. */
+    @Override
+    public boolean admits(Plan partial) {
+        return own(partial).accepted();
+    }
+
     /** Accepted, or why not. */
     Verdict verdict(Plan plan) {
+        Verdict own = own(plan);
+        return own.accepted() ? policy.filter(application, rtt, plan) : own;
+    }
+
+    /** The scheduler's own rules, over the VMs the plan places. */
+    private Verdict own(Plan plan) {
         Arrays.fill(placed, 0);
         for (int vm = 0; vm < plan.size(); vm++) {
             int site = plan.site(vm);
+            if (site == Plan.UNASSIGNED) {
+                continue;
+            }
             if (site != current[vm] && excluded.contains(site)) {
                 return Verdict.reject("a migration to " + rtt.name(site) + " failed lately; it is excluded for a while");
             }
@@ -94,6 +109,6 @@ final class PlanRules implements PlanFilter {
                         + (usedByOthers[site] + placed[site]));
             }
         }
-        return policy.filter(application, rtt, plan);
+        return Verdict.ACCEPT;
     }
 }
