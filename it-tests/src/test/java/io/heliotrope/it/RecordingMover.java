@@ -12,10 +12,11 @@ import io.heliotrope.proto.scheduler.v1.Move;
 import io.heliotrope.scheduler.decision.Mover;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The stub VM runner of the scheduler's tests: a move is done the moment it starts, as the
@@ -23,20 +24,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class RecordingMover implements Mover {
     private final VmServiceGrpc.VmServiceBlockingStub vms;
-    private final List<Move> moves = new CopyOnWriteArrayList<>();
 
     RecordingMover(ManagedChannel controller) {
         this.vms = VmServiceGrpc.newBlockingStub(controller);
     }
 
-    /** Every move made, in order. */
-    List<Move> moves() {
-        return List.copyOf(moves);
-    }
-
     @Override
-    public List<CompletableFuture<MigrationRecord>> start(List<Move> moves, String requestedBy) {
-        return moves.stream().map(move -> {
+    public Map<String, CompletableFuture<MigrationRecord>> start(List<Move> moves, String requestedBy) {
+        Map<String, CompletableFuture<MigrationRecord>> results = new TreeMap<>();
+        for (Move move : moves) {
             Vm vm = vms.getVm(GetVmRequest.newBuilder().setName(move.getVm()).build());
             vms.moveVm(MoveVmRequest.newBuilder().setName(move.getVm()).setSite(move.getToSite()).setVersion(vm.getVersion()).build());
             MigrationRecord record = MigrationRecord.newBuilder()
@@ -48,9 +44,9 @@ final class RecordingMover implements Mover {
                     .setStartedEpochMillis(System.currentTimeMillis())
                     .build();
             vms.recordMigration(RecordMigrationRequest.newBuilder().setName(move.getVm()).setRecord(record).build());
-            this.moves.add(move);
-            return CompletableFuture.completedFuture(record);
-        }).toList();
+            results.put(move.getVm(), CompletableFuture.completedFuture(record));
+        }
+        return results;
     }
 
     @Override

@@ -15,6 +15,7 @@ import io.heliotrope.proto.scheduler.v1.GetApplicationRequest;
 import io.heliotrope.proto.scheduler.v1.GetSchedulerStatusRequest;
 import io.heliotrope.proto.scheduler.v1.SchedulerServiceGrpc;
 import io.heliotrope.proto.scheduler.v1.SchedulerStatus;
+import io.heliotrope.proto.scheduler.v1.Term;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -93,14 +94,21 @@ class SchedulerTakeoverIT {
         helio(env, "app", "create", "edge", "--policy", "minimax-latency", "--vms", "edge").assertSuccess();
         helio(env, "app", "report", "edge", "{\"frontEnds\":[{\"site\":\"taiwan\",\"rate\":10}]}").assertSuccess();
 
-        assertThat(helio(env, "scheduler", "run", "--dry-run", "--policy", "minimax-latency").assertSuccess().stdout())
-                .containsPattern("(?m)^edge +move \\(dry run\\) .* edge->taiwan ");
-        Await.until("the active scheduler decides to move edge with the plugin", TIMEOUT, () -> {
+        // The active scheduler decides every second: the plugin's plan moves edge; the move fails (no site runs VMs here), and says so.
+        Await.until("the scheduler decides with the plugin, and the migration it starts fails", TIMEOUT, () -> {
             Decision last = last(0, "edge");
-            return last != null && last.getOutcome() != DecisionOutcome.DECISION_OUTCOME_WAIT;
+            return last != null && last.getOutcome() == DecisionOutcome.DECISION_OUTCOME_MIGRATION_FAILED;
         });
         Application edge = SchedulerServiceGrpc.newBlockingStub(cluster.controller(0).channel()).getApplication(GetApplicationRequest.newBuilder().setName("edge").build());
-        assertThat(edge.getDecisionsList()).extracting(Decision::getOutcome).contains(DecisionOutcome.DECISION_OUTCOME_MOVE);
+        Decision moved = edge.getDecisionsList().stream().filter(decision -> decision.getOutcome() == DecisionOutcome.DECISION_OUTCOME_MOVE).findFirst()
+                .orElseThrow(() -> new AssertionError("no move among " + edge.getDecisionsList()));
+        assertThat(moved.getPolicy()).isEqualTo("minimax-latency");
+        assertThat(moved.getBest().getSitesList()).containsExactly("taiwan");
+        assertThat(moved.getCurrent().getTermsList()).extracting(Term::getName).contains("L[taiwan]");
+        assertThat(edge.getDecisions(edge.getDecisionsCount() - 1).getReason())
+                .startsWith("the migration of edge to taiwan failed: ").contains("; taiwan is excluded for 30m (cooldown 5m)");
+        assertThat(helio(env, "scheduler", "run", "--dry-run", "--policy", "minimax-latency").assertSuccess().stdout())
+                .containsPattern("(?m)^edge +wait \\(dry run\\) .* a migration of edge to taiwan failed .* ago; the application is left alone for 5m after one \\(cooldown\\)$");
     }
 
     private static SchedulerStatus status(int controller) {

@@ -29,20 +29,20 @@ public final class DriverMover implements Mover {
     }
 
     @Override
-    public List<CompletableFuture<MigrationRecord>> start(List<Move> moves, String requestedBy) {
+    public Map<String, CompletableFuture<MigrationRecord>> start(List<Move> moves, String requestedBy) {
         Map<String, List<String>> byDestination = new TreeMap<>();
         for (Move move : moves) {
             byDestination.computeIfAbsent(move.getToSite(), site -> new ArrayList<>()).add(move.getVm());
         }
-        List<CompletableFuture<MigrationRecord>> results = new ArrayList<>();
+        Map<String, CompletableFuture<MigrationRecord>> results = new TreeMap<>();
         byDestination.forEach((site, vms) -> {
             try {
                 List<Migration> started = vms.size() == 1
                         ? List.of(driver.start(MigrateRequest.newBuilder().setVm(vms.get(0)).setToSite(site).setRequestedBy(requestedBy).build()))
                         : driver.startTogether(MigrateTogetherRequest.newBuilder().addAllVms(vms).setToSite(site).setRequestedBy(requestedBy).build());
-                started.forEach(migration -> results.add(migration.result()));
+                started.forEach(migration -> results.put(migration.vmName(), migration.result()));
             } catch (RuntimeException e) {
-                results.add(CompletableFuture.failedFuture(e));
+                vms.forEach(vm -> results.put(vm, CompletableFuture.failedFuture(e)));
             }
         });
         return results;

@@ -22,7 +22,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -171,18 +170,21 @@ public final class Scheduler implements AutoCloseable {
             return;
         }
         log.info("{}: moving {} ({})", application.getName(), moves(decision.getMovesList()), decision.getReason());
-        for (CompletableFuture<MigrationRecord> result : mover.start(decision.getMovesList(), REQUESTED_BY)) {
-            result.whenComplete((record, failure) -> ended(application, record, failure));
-        }
+        mover.start(decision.getMovesList(), REQUESTED_BY).forEach((vm, result) -> result.whenComplete((record, failure) -> ended(application, vm, record, failure)));
     }
 
-    private void ended(Application application, MigrationRecord record, Throwable failure) {
+    private void ended(Application application, String vm, MigrationRecord record, Throwable failure) {
         String reason;
         if (failure != null) {
-            reason = "a migration could not start: " + HeliotropeException.unwrap(failure).getMessage();
+            reason = "the migration of " + vm + " could not start: " + HeliotropeException.unwrap(failure).getMessage();
         } else if (record.getOutcome() != MigrationOutcome.MIGRATION_OUTCOME_COMPLETED) {
-            reason = "the migration to " + record.getToSite() + " ended " + record.getOutcome().name().replace("MIGRATION_OUTCOME_", "").toLowerCase()
-                    + ": " + record.getReason() + "; " + record.getToSite() + " is excluded for " + Durations.print(config.exclusion());
+            String ended = switch (record.getOutcome()) {
+                case MIGRATION_OUTCOME_ROLLED_BACK -> " was rolled back: ";
+                case MIGRATION_OUTCOME_CANCELLED -> " was cancelled: ";
+                default -> " failed: ";
+            };
+            reason = "the migration of " + vm + " to " + record.getToSite() + ended
+                    + record.getReason() + "; " + record.getToSite() + " is excluded for " + Durations.print(config.exclusion());
         } else {
             return;
         }

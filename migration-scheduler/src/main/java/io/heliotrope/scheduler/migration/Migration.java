@@ -112,7 +112,7 @@ public final class Migration implements Runnable {
         this.reports = new ProgressReports(cluster, reporter, identity, progress(MigrationPhase.MIGRATION_PHASE_PREPARING).build());
     }
 
-    String vmName() {
+    public String vmName() {
         return vm.getSpec().getName();
     }
 
