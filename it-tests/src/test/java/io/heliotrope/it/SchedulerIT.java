@@ -142,7 +142,9 @@ class SchedulerIT {
 
         assertThat(decision.getOutcome()).as(decision.toString()).isEqualTo(DecisionOutcome.DECISION_OUTCOME_STAY);
         assertThat(decision.getBest().getSitesList()).containsExactly("taiwan");
-        assertThat(decision.getReason()).startsWith("the best plan scores -3.06e+06, short of the -2.27e+06 a move needs");
+        assertThat(decision.getReason()).isEqualTo("the best plan's gain is below the threshold");
+        assertThat(decision.getBest().getScore()).isEqualTo(-3_060_000);
+        assertThat(decision.getRequiredScore()).isEqualTo(-2_270_000);
         assertThat(site("db")).isEqualTo("virginia");
     }
 

@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 /** How applications and decisions print for people. */
 final class Decisions {
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.systemDefault());
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
     private Decisions() {}
 
@@ -36,11 +37,11 @@ final class Decisions {
             return;
         }
         out.println("decisions, newest last:");
-        Table table = new Table("<>><<", "AT", "REPEATS", "SCORE", "OUTCOME", "REASON");
+        Table table = new Table("<<>><<", "AT", "LAST", "CURRENT", "BEST", "OUTCOME", "REASON");
         for (Decision decision : application.getDecisionsList()) {
-            table.add(time(decision.getAtEpochMillis()), decision.getRepeats() <= 1 ? "" : "x" + decision.getRepeats(),
-                    decision.hasCurrent() ? score(decision.getCurrent().getScore()) : "-", outcome(decision.getOutcome()) + moves(decision.getMovesList()),
-                    decision.getReason());
+            table.add(time(decision.getAtEpochMillis()), decision.getRepeats() <= 1 ? "" : clock(decision.getLastEpochMillis()) + " (x" + decision.getRepeats() + ")",
+                    decision.hasCurrent() ? score(decision.getCurrent().getScore()) : "-", decision.hasBest() ? score(decision.getBest().getScore()) : "-",
+                    outcome(decision.getOutcome()) + moves(decision.getMovesList()), decision.getReason());
         }
         table.print(out, "  ");
     }
@@ -54,8 +55,9 @@ final class Decisions {
         }
         if (decision.hasBest()) {
             printPlan("best plan", decision.getBest(), out);
-            out.printf("  a move needs a score of at least %s (current + threshold); the search scored %d plans in %s%n",
-                    score(decision.getRequiredScore()), decision.getPlansScored(), micros(decision.getSearchMicros()));
+            out.printf("  a move needs a score of at least %s (current + threshold); %s in %s%n", score(decision.getRequiredScore()),
+                    decision.getPlansScored() == 0 ? "the policy's exact solver found the best" : "the search scored " + decision.getPlansScored() + " plans",
+                    micros(decision.getSearchMicros()));
         }
         if (decision.getMovesCount() > 0) {
             out.println("  migrations" + (decision.getOutcome() == DecisionOutcome.DECISION_OUTCOME_MOVE ? "" : " it would take") + ":");
@@ -71,7 +73,7 @@ final class Decisions {
         if (plan.getTermsCount() > 0) {
             Table terms = new Table("<>>", "TERM", "VALUE", "CONTRIBUTION");
             for (Term term : plan.getTermsList()) {
-                terms.add(term.getName(), score(term.getValue()), score(term.getContribution()));
+                terms.add(term.getName(), value(term.getValue()), score(term.getContribution()));
             }
             terms.print(out, "    ");
         }
@@ -104,11 +106,20 @@ final class Decisions {
         return String.format(Locale.ROOT, "%.4g%%", fraction * 100).replaceAll("\\.?0+%", "%");
     }
 
+    /** A term's own quantity: whole numbers (the built-ins' microseconds) as they are. */
+    private static String value(double value) {
+        return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : score(value);
+    }
+
     private static String micros(long micros) {
         return micros < 10_000 ? String.format(Locale.ROOT, "%.1f ms", micros / 1000.0) : micros / 1000 + " ms";
     }
 
     private static String time(long epochMillis) {
         return TIME.format(Instant.ofEpochMilli(epochMillis));
+    }
+
+    private static String clock(long epochMillis) {
+        return CLOCK.format(Instant.ofEpochMilli(epochMillis));
     }
 }

@@ -104,11 +104,11 @@ final class Decider {
         decision.setPlansScored(best.plansScored())
                 .setBest(score(sites(rtt, best.sites()), scorer, bestPlan, best.score(), Verdict.ACCEPT));
         if (best.moves() == 0) {
-            return stay(decision, "the current plan is the best (score " + Scores.print(currentScore) + ")");
+            // No numbers in the reason of a decision that repeats: repeats fold into one entry of the history.
+            return stay(decision, "the current plan is the best");
         }
         if (best.score() < required) {
-            return stay(decision, "the best plan scores " + Scores.print(best.score()) + ", short of the " + Scores.print(required)
-                    + " a move needs (current " + Scores.print(currentScore) + " + threshold)");
+            return stay(decision, "the best plan's gain is below the threshold");
         }
         for (int i = 0; i < vms.size(); i++) {
             if (best.sites()[i] != current[i]) {
@@ -120,7 +120,8 @@ final class Decider {
             return wait(decision, held.get());
         }
         return decision.setOutcome(DecisionOutcome.DECISION_OUTCOME_MOVE)
-                .setReason("the best plan scores " + Scores.print(best.score()) + ", at least the " + Scores.print(required) + " a move needs")
+                .setReason(verdict.accepted() ? "the best plan scores " + Scores.print(best.score()) + ", at least the " + Scores.print(required) + " a move needs"
+                        : "the current plan is rejected (" + verdict.reason() + "); the best allowed plan scores " + Scores.print(best.score()))
                 .build();
     }
 

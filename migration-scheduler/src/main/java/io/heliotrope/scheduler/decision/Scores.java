@@ -8,7 +8,7 @@ final class Scores {
 
     static String print(double score) {
         if (Double.isInfinite(score)) {
-            return score < 0 ? "-infinity (rejected by the filter)" : "infinity";
+            return score < 0 ? "-infinity" : "infinity";
         }
         String text = String.format(Locale.ROOT, "%.6g", score);
         // Trailing zeros of the fraction only: -750000 stays, -3.06000e+06 becomes -3.06e+06.

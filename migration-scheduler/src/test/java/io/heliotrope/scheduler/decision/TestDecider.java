@@ -65,7 +65,8 @@ class TestDecider {
         Decision decision = decide(application("web").toBuilder().setThresholdScore(800_000).build(), load(Map.of("taiwan", 10.0)));
 
         assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.DECISION_OUTCOME_STAY);
-        assertThat(decision.getReason()).isEqualTo("the best plan scores -10000, short of the 50000 a move needs (current -750000 + threshold)");
+        assertThat(decision.getReason()).isEqualTo("the best plan's gain is below the threshold");
+        assertThat(decision.getRequiredScore()).isEqualTo(50_000);
         assertThat(decision.getMovesList()).isEmpty();
     }
 
@@ -76,7 +77,8 @@ class TestDecider {
         Decision decision = decide(application("web"), load(Map.of("taiwan", 10.0)));
 
         assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.DECISION_OUTCOME_STAY);
-        assertThat(decision.getReason()).isEqualTo("the current plan is the best (score -10000)");
+        assertThat(decision.getReason()).isEqualTo("the current plan is the best");
+        assertThat(decision.getCurrent().getScore()).isEqualTo(-10_000);
     }
 
     @Test
@@ -184,6 +186,7 @@ class TestDecider {
 
         assertThat(decision.getCurrent().getScore()).isEqualTo(Double.NEGATIVE_INFINITY);
         assertThat(decision.getCurrent().getRejected()).isEqualTo("no VM may run at taiwan");
+        assertThat(decision.getReason()).isEqualTo("the current plan is rejected (no VM may run at taiwan); the best allowed plan scores -750000");
         assertThat(decision.getOutcome()).isEqualTo(DecisionOutcome.DECISION_OUTCOME_MOVE);
         assertThat(decision.getMovesList()).containsExactly(move("web", "taiwan", "virginia"));
     }
