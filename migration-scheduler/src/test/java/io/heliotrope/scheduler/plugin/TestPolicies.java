@@ -3,6 +3,7 @@ package io.heliotrope.scheduler.plugin;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.scheduler.placement.ArrayPlan;
+import io.heliotrope.scheduler.policy.TestingRttMatrix;
 import io.heliotrope.scheduler.spi.Application;
 import io.heliotrope.scheduler.spi.Explanation;
 import io.heliotrope.scheduler.spi.Explanation.Term;
