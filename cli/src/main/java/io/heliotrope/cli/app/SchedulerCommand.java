@@ -124,8 +124,8 @@ public final class SchedulerCommand {
     }
 
     private static void print(SchedulerStatus status, PrintStream out) {
-        out.printf("scheduler at %s: %s; period %d s; last round %s%n", "this controller", status.getActive() ? "active" : "standing by",
-                status.getPeriodMillis() / 1000, status.getLastRoundEpochMillis() == 0 ? "none yet" : Instant.ofEpochMilli(status.getLastRoundEpochMillis()));
+        out.printf("this controller's scheduler: %s (period %d s, last round %s)%n", status.getActive() ? "active" : "standing by",
+                status.getPeriodMillis() / 1000, status.getLastRoundEpochMillis() == 0 ? "none here" : Instant.ofEpochMilli(status.getLastRoundEpochMillis()));
         out.printf("deciding now: %s%n", status.getLeader().isEmpty() ? "no scheduler is elected" : status.getLeader());
     }
 }

@@ -152,6 +152,9 @@ public final class Scheduler implements AutoCloseable {
             return decide(application, policies.policy(application.getPolicy()), snapshot);
         } catch (HeliotropeException e) {
             return failed.setReason(e.getMessage()).build();
+        } catch (IllegalArgumentException e) {
+            // A policy's way to refuse what it was given (a missing leader, a bad parameter): the operator's to fix.
+            return failed.setReason("policy " + application.getPolicy() + ": " + e.getMessage()).build();
         } catch (RuntimeException e) {
             log.warn("{}: policy {} failed", application.getName(), application.getPolicy(), e);
             return failed.setReason("policy " + application.getPolicy() + " failed: " + e).build();
