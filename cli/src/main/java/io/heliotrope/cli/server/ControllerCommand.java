@@ -76,9 +76,11 @@ public final class ControllerCommand implements Callable<Integer> {
             server.close();
             throw e;
         }
-        System.out.printf("controller listening on %s:%d (ZooKeeper %s, lease TTL %s), status page http://%s:%d/; log in %s%n",
-                bind, server.grpcPort(), zookeeper, leaseTtl, bind, server.statusPort(), log);
-        System.out.printf("scheduler beside it: policies from %s, standing by until elected%n", scheduler.plugins(SchedulerOptions.defaultPlugins()));
+        // One println a line: printf writes a line in pieces, and the scheduler's first log line (elected) may come between them.
+        System.out.println(String.format("controller listening on %s:%d (ZooKeeper %s, lease TTL %s), status page http://%s:%d/; log in %s",
+                bind, server.grpcPort(), zookeeper, leaseTtl, bind, server.statusPort(), log));
+        System.out.println("scheduler beside it: policies from " + scheduler.plugins(SchedulerOptions.defaultPlugins())
+                + "; one controller's scheduler decides at a time (helio scheduler status)");
         System.out.flush();
         // The scheduler stops first, then the driver: a migration it drives may still call the controller while it ends.
         return Running.untilStopped(() -> {

@@ -52,8 +52,8 @@ public final class ServeCommand implements Callable<Integer> {
             server.close();
             throw e;
         }
-        System.out.printf("site %s serving nbd://%s:%d/ (gRPC %d, metrics http://%s:%d/metrics); log in %s%n",
-                config.site(), config.bind(), server.nbdAddress().getPort(), server.grpcPort(), config.bind(), server.metricsPort(), log);
+        System.out.println(String.format("site %s serving nbd://%s:%d/ (gRPC %d, metrics http://%s:%d/metrics); log in %s",
+                config.site(), config.bind(), server.nbdAddress().getPort(), server.grpcPort(), config.bind(), server.metricsPort(), log));
         System.out.flush();
         return Running.untilStopped(server);
     }

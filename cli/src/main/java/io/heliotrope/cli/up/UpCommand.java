@@ -184,8 +184,8 @@ public final class UpCommand implements Callable<Integer> {
                 + " between them; data in " + base.dataDir());
         for (StorageServer server : List.of(first, second)) {
             String name = server.config().site();
-            System.out.printf("  %-9s: nbd://%s:%d/%s   gRPC %s:%d   metrics http://%s:%d/metrics%n",
-                    name, host, server.nbdAddress().getPort(), DEMO, host, server.grpcPort(), host, server.metricsPort());
+            System.out.println(String.format("  %-9s: nbd://%s:%d/%s   gRPC %s:%d   metrics http://%s:%d/metrics",
+                    name, host, server.nbdAddress().getPort(), DEMO, host, server.grpcPort(), host, server.metricsPort()));
         }
         System.out.println("  demo image : nbd://" + host + ":" + first.nbdAddress().getPort() + "/" + DEMO);
         System.out.println("  controller : " + controller + "   (helio status, helio image show " + DEMO + ")");
