@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -136,8 +137,10 @@ class SchedulerTakeoverIT {
             try (var built = Files.list(Path.of("..", "examples", "placement-plugin", "target"))) {
                 Path jar = built.filter(file -> file.getFileName().toString().endsWith(".jar")).findFirst()
                         .orElseThrow(() -> new IllegalStateException("build the example plugin first: bin/test does"));
-                Path plugins = Files.createTempDirectory("helio-plugins");
-                Files.copy(jar, plugins.resolve(JAR));
+                // Under target/, as the rest of what the tests leave: the next build's clean removes it.
+                Path plugins = Files.createDirectories(Path.of("target")).resolve("helio-plugins-" + ProcessHandle.current().pid());
+                Files.createDirectories(plugins);
+                Files.copy(jar, plugins.resolve(JAR), StandardCopyOption.REPLACE_EXISTING);
                 return plugins.toAbsolutePath();
             } catch (IOException e) {
                 throw new UncheckedIOException("the example plugin is not built (examples/placement-plugin/target): bin/test builds it", e);

@@ -47,8 +47,14 @@ public final class RttHistory {
             }
             newest.put(row.getSite(), row);
             Map<String, Deque<Sample>> peers = samples.computeIfAbsent(row.getSite(), site -> new HashMap<>());
+            long since = row.getMeasuredEpochMillis() - window.toMillis();
             for (PeerRtt peer : row.getPeersList()) {
-                peers.computeIfAbsent(peer.getPeer(), name -> new ArrayDeque<>()).addLast(new Sample(row.getMeasuredEpochMillis(), peer.getRttMicros()));
+                Deque<Sample> series = peers.computeIfAbsent(peer.getPeer(), name -> new ArrayDeque<>());
+                series.addLast(new Sample(row.getMeasuredEpochMillis(), peer.getRttMicros()));
+                // Trimmed here too, not only when a matrix is read: a peer no longer registered is never read again.
+                while (series.peekFirst().epochMillis() < since) {
+                    series.removeFirst();
+                }
             }
         }
     }
