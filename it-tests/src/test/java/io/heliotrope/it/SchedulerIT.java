@@ -6,13 +6,8 @@ import io.heliotrope.controller.app.ZooKeeperElection;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperMetrics;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
-import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
-import io.heliotrope.proto.controller.v1.CreateVmRequest;
 import io.heliotrope.proto.controller.v1.GetVmRequest;
-import io.heliotrope.proto.controller.v1.PeerRtt;
-import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
-import io.heliotrope.proto.controller.v1.VmSpec;
 import io.heliotrope.proto.scheduler.v1.Application;
 import io.heliotrope.proto.scheduler.v1.Decision;
 import io.heliotrope.proto.scheduler.v1.DecisionOutcome;
@@ -72,7 +67,7 @@ class SchedulerIT {
     @BeforeAll
     static void startScheduler() {
         ManagedChannel controller = cluster.controller(0).channel();
-        reportRtt(controller);
+        SchedulerFixtures.reportRtt(controller, RTT);
         zk = ZooKeeperStore.connect(cluster.ensemble().connectString(), Duration.ofSeconds(5), new ZooKeeperMetrics(new SimpleMeterRegistry()));
         ZooKeeperLayout layout = new ZooKeeperLayout("/scheduler-it");
         ApplicationRegistry store = new ApplicationRegistry(zk, layout, Clock.systemUTC());
@@ -191,19 +186,6 @@ class SchedulerIT {
     }
 
     private static void createVms(String site, String... names) {
-        VmServiceGrpc.VmServiceBlockingStub vms = VmServiceGrpc.newBlockingStub(cluster.controller(0).channel());
-        for (String name : names) {
-            vms.createVm(CreateVmRequest.newBuilder().setSpec(VmSpec.newBuilder().setName(name).setMemoryBytes(256 << 20).setVcpus(1).setKernel("/boot/vmlinuz")).setSite(site).build());
-        }
-    }
-
-    /** What the sites' probes would report, fresh for ten minutes. */
-    private static void reportRtt(ManagedChannel controller) {
-        ControllerServiceGrpc.ControllerServiceBlockingStub stub = ControllerServiceGrpc.newBlockingStub(controller);
-        RTT.forEach((site, peers) -> {
-            ReportRttRequest.Builder report = ReportRttRequest.newBuilder().setSite(site).setProbePeriodMillis(600_000);
-            peers.forEach((peer, micros) -> report.addPeers(PeerRtt.newBuilder().setPeer(peer).setRttMicros(micros)));
-            stub.reportRtt(report.build());
-        });
+        SchedulerFixtures.createVms(cluster.controller(0).channel(), site, names);
     }
 }

@@ -1,13 +1,8 @@
 package io.heliotrope.it;
 
-import io.heliotrope.proto.controller.v1.ControllerServiceGrpc;
-import io.heliotrope.proto.controller.v1.CreateVmRequest;
 import io.heliotrope.proto.controller.v1.MigrationInFlight;
-import io.heliotrope.proto.controller.v1.PeerRtt;
 import io.heliotrope.proto.controller.v1.ReportMigrationRequest;
-import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.VmServiceGrpc;
-import io.heliotrope.proto.controller.v1.VmSpec;
 import io.heliotrope.proto.scheduler.v1.Application;
 import io.heliotrope.proto.scheduler.v1.Decision;
 import io.heliotrope.proto.scheduler.v1.DecisionOutcome;
@@ -51,11 +46,7 @@ class SchedulerTakeoverIT {
     @BeforeAll
     static void measureRtt() {
         env = Map.of("HELIO_CONTROLLER", cluster.controller(0).target());
-        ControllerServiceGrpc.ControllerServiceBlockingStub controller = ControllerServiceGrpc.newBlockingStub(cluster.controller(0).channel());
-        for (String[] pair : new String[][] {{"taiwan", "virginia"}, {"virginia", "taiwan"}}) {
-            controller.reportRtt(ReportRttRequest.newBuilder().setSite(pair[0]).setProbePeriodMillis(600_000)
-                    .addPeers(PeerRtt.newBuilder().setPeer(pair[1]).setRttMicros(75_000)).build());
-        }
+        SchedulerFixtures.reportRtt(cluster.controller(0).channel(), Map.of("taiwan", Map.of("virginia", 75_000L), "virginia", Map.of("taiwan", 75_000L)));
     }
 
     @Test
@@ -64,7 +55,7 @@ class SchedulerTakeoverIT {
         int active = status(0).getActive() ? 0 : 1;
         int standing = 1 - active;
         assertThat(status(standing).getLeader()).isEqualTo(cluster.controller(active).target());
-        createVm("held", "virginia");
+        SchedulerFixtures.createVms(cluster.controller(0).channel(), "virginia", "held");
         // The first scheduler's driver reported a migration of the VM; then its controller dies.
         VmServiceGrpc.newBlockingStub(cluster.controller(standing).channel()).reportMigration(ReportMigrationRequest.newBuilder().setName("held")
                 .setInFlight(MigrationInFlight.newBuilder().setId("m-1").setFromSite("virginia").setToSite("taiwan").setPhase("precopy")
@@ -91,7 +82,7 @@ class SchedulerTakeoverIT {
     void aPluginInTheControllersPluginsDirectoryDecidesLikeABuiltIn() {
         assertThat(helio(env, "scheduler", "policies").assertSuccess().stdout())
                 .containsPattern("(?m)^minimax-latency +" + PLUGINS.resolve(ExamplePlugin.JAR) + " +");
-        createVm("edge", "virginia");
+        SchedulerFixtures.createVms(cluster.controller(0).channel(), "virginia", "edge");
         helio(env, "app", "create", "edge", "--policy", "minimax-latency", "--vms", "edge").assertSuccess();
         helio(env, "app", "report", "edge", "{\"frontEnds\":[{\"site\":\"taiwan\",\"rate\":10}]}").assertSuccess();
 
@@ -120,11 +111,6 @@ class SchedulerTakeoverIT {
         List<Decision> decisions = SchedulerServiceGrpc.newBlockingStub(cluster.controller(controller).channel())
                 .getApplication(GetApplicationRequest.newBuilder().setName(application).build()).getDecisionsList();
         return decisions.isEmpty() ? null : decisions.get(decisions.size() - 1);
-    }
-
-    private static void createVm(String name, String site) {
-        VmServiceGrpc.newBlockingStub(cluster.controller(0).channel())
-                .createVm(CreateVmRequest.newBuilder().setSpec(VmSpec.newBuilder().setName(name).setMemoryBytes(256 << 20).setVcpus(1).setKernel("/boot/vmlinuz")).setSite(site).build());
     }
 
     /** The example plugin project's jar, as bin/test builds it, copied into a plugins directory of its own. */

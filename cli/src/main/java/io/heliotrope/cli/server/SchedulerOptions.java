@@ -38,13 +38,14 @@ public final class SchedulerOptions {
      * {@code defaultPlugins}. Close it before the driver and the server.
      */
     public SchedulerHost start(ControllerServer server, DriverHost driver, String id, Path defaultPlugins) {
-        SchedulerConfig config = new SchedulerConfig(period, dwell, null, null, null, plugins != null ? plugins : defaultPlugins);
+        SchedulerConfig config = new SchedulerConfig(period, dwell, null, null, null, plugins(defaultPlugins));
         SchedulerHost scheduler = new SchedulerHost(config, driver, server.applications(), server.election(id), server.metrics().registry());
         server.addService(scheduler.service());
         scheduler.start();
         return scheduler;
     }
 
+    /** {@code --plugins}, else {@code defaultPlugins}. */
     public Path plugins(Path defaultPlugins) {
         return plugins != null ? plugins : defaultPlugins;
     }

@@ -105,10 +105,10 @@ public final class ApplicationRegistry implements ApplicationStore {
     /**
      * Keeps the report, then drops the application's reports received before {@code keepSince}
      * and the oldest beyond {@value #MAX_REPORTS}; a report over {@value #MAX_REPORT_BYTES}
-     * bytes is refused with {@code INVALID_ARGUMENT}.
+     * bytes is refused with {@code INVALID_ARGUMENT}. Returns how many it keeps.
      */
     @Override
-    public void addReport(String application, Instant receivedAt, String json, Instant keepSince) {
+    public int addReport(String application, Instant receivedAt, String json, Instant keepSince) {
         Names.application(application);
         byte[] data = json.getBytes(StandardCharsets.UTF_8);
         if (data.length > MAX_REPORT_BYTES) {
@@ -125,6 +125,7 @@ public final class ApplicationRegistry implements ApplicationStore {
             }
         }
         zk.deleteAll(dropped);
+        return reports.size() - dropped.size();
     }
 
     /** Oldest first, in the order received (ZooKeeper's counter breaks ties of one millisecond). */

@@ -5,11 +5,11 @@ import io.heliotrope.controller.vm.Vm;
 import io.heliotrope.controller.vm.VmService;
 import io.heliotrope.proto.scheduler.v1.Application;
 import io.heliotrope.proto.scheduler.v1.Decision;
+import io.heliotrope.scheduler.decision.Outcomes;
 
 import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -21,7 +21,6 @@ import static java.util.Objects.requireNonNull;
 public final class ApplicationView {
     /** The decisions shown, across every application. */
     public static final int HISTORY = 20;
-    private static final String OUTCOME_PREFIX = "DECISION_OUTCOME_";
 
     private final ApplicationRegistry applications;
     private final VmService vms;
@@ -59,14 +58,10 @@ public final class ApplicationView {
     }
 
     private static ApplicationsStatus.DecisionState decision(String application, Decision decision) {
-        return new ApplicationsStatus.DecisionState(application, outcome(decision), decision.getReason(), decision.getAtEpochMillis(),
+        return new ApplicationsStatus.DecisionState(application, Outcomes.label(decision.getOutcome()), decision.getReason(), decision.getAtEpochMillis(),
                 Math.max(decision.getAtEpochMillis(), decision.getLastEpochMillis()), decision.getRepeats(), decision.getCurrent().getScore(),
                 decision.getBest().getScore(),
                 decision.getMovesList().stream().map(move -> new ApplicationsStatus.Move(move.getVm(), move.getFromSite(), move.getToSite())).toList(),
                 decision.getDryRun());
-    }
-
-    private static String outcome(Decision decision) {
-        return decision.getOutcome().name().replace(OUTCOME_PREFIX, "").toLowerCase(Locale.ROOT);
     }
 }

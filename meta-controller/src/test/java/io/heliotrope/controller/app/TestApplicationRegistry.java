@@ -87,7 +87,7 @@ class TestApplicationRegistry {
                 new StoredReport(T0.plusSeconds(1), "{\"n\":2}"), new StoredReport(T0.plusSeconds(3), "{\"n\":3}"));
         assertThat(registry.reports("zk", T0.plusSeconds(2))).extracting(StoredReport::json).containsExactly("{\"n\":3}");
 
-        registry.addReport("zk", T0.plusSeconds(4), "{\"n\":4}", T0.plusSeconds(3));
+        assertThat(registry.addReport("zk", T0.plusSeconds(4), "{\"n\":4}", T0.plusSeconds(3))).as("reports kept").isEqualTo(2);
         assertThat(registry.reports("zk", T0)).extracting(StoredReport::json).as("the two before the window are gone")
                 .containsExactly("{\"n\":3}", "{\"n\":4}");
     }

@@ -26,9 +26,9 @@ public interface ApplicationStore {
 
     /**
      * Keeps a report (its JSON as received) and drops the application's reports older than
-     * {@code keepSince}.
+     * {@code keepSince}; returns how many it keeps, this one included.
      */
-    void addReport(String application, Instant receivedAt, String json, Instant keepSince);
+    int addReport(String application, Instant receivedAt, String json, Instant keepSince);
 
     /** The application's reports received at or after {@code since}, oldest first. */
     List<StoredReport> reports(String application, Instant since);

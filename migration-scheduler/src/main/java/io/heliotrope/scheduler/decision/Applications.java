@@ -78,7 +78,7 @@ public final class Applications {
         }
         Application application = request.toBuilder().clearVms().addAllVms(vms).clearDecisions().build();
         try {
-            policy.validate(view(application));
+            policy.validate(view(application, application.getLeader()));
         } catch (IllegalArgumentException e) {
             throw invalid("policy " + policy.name() + " refuses application " + request.getName() + ": " + e.getMessage());
         }
@@ -104,11 +104,10 @@ public final class Applications {
         return workloads.add(application, policy, json, Instant.now(clock));
     }
 
-    /** The application as its policy sees it, its leader the configured one. */
-    static io.heliotrope.scheduler.spi.Application view(Application application) {
+    /** The application as its policy sees it, led by {@code leader} ("" for none). */
+    static io.heliotrope.scheduler.spi.Application view(Application application, String leader) {
         List<String> vms = application.getVmsList();
-        return new io.heliotrope.scheduler.spi.Application(application.getName(), vms, vms.indexOf(application.getLeader()),
-                Map.copyOf(application.getParametersMap()));
+        return new io.heliotrope.scheduler.spi.Application(application.getName(), vms, vms.indexOf(leader), Map.copyOf(application.getParametersMap()));
     }
 
     private static HeliotropeException invalid(String message) {

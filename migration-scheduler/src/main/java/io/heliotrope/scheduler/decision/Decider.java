@@ -83,8 +83,7 @@ final class Decider {
         if (missing.isPresent()) {
             return wait(decision, "no decision: " + missing.get());
         }
-        io.heliotrope.scheduler.spi.Application view = new io.heliotrope.scheduler.spi.Application(application.getName(), vms,
-                leader.isEmpty() ? -1 : vms.indexOf(leader), application.getParametersMap());
+        io.heliotrope.scheduler.spi.Application view = Applications.view(application, leader);
         PlanRules rules = new PlanRules(view, policy, cluster, current, excluded(application, cluster));
         Scorer scorer = policy.prepare(view, workload, rtt);
         Verdict verdict = rules.verdict(currentPlan);

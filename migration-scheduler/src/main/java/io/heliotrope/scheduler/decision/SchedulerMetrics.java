@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import java.time.Duration;
-import java.util.Locale;
 
 /** The scheduler's metrics: {@code heliotrope.scheduler.decisions{outcome}} and the search's time. */
 public final class SchedulerMetrics {
@@ -24,7 +23,7 @@ public final class SchedulerMetrics {
     void decided(Decision decision) {
         Counter.builder("heliotrope.scheduler.decisions")
                 .description("Decisions taken, by outcome")
-                .tag("outcome", decision.getOutcome().name().replace("DECISION_OUTCOME_", "").toLowerCase(Locale.ROOT))
+                .tag("outcome", Outcomes.label(decision.getOutcome()))
                 .register(registry)
                 .increment();
         if (decision.hasBest()) {

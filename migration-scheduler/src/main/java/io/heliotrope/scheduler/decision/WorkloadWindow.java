@@ -31,9 +31,7 @@ public final class WorkloadWindow {
     /** Keeps a report that maps onto the policy's workload type; returns how many the window holds now. */
     int add(Application application, Policy<?> policy, String json, Instant now) {
         reader.read(policy, json);
-        Instant since = now.minus(policy.window());
-        store.addReport(application.getName(), now, json, since);
-        return store.reports(application.getName(), since).size();
+        return store.addReport(application.getName(), now, json, now.minus(policy.window()));
     }
 
     /** The reports of the policy's window before {@code now}, oldest first. */
