@@ -44,7 +44,8 @@ public final class PeerMetrics {
         PUSH,
         PING,
         FENCE,
-        COLLECT
+        COLLECT,
+        HEAT
     }
 
     private final MeterRegistry registry;

@@ -55,7 +55,7 @@ public final class GrpcPeers implements Peers {
     public CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted) {
         long start = System.nanoTime();
         List<List<Wanted>> batches = batches(wanted);
-        CompletableFuture<List<Copy>> fetched = inBatches(site, batches.size(), i -> PeerProtos.fetchRequest(image, batches.get(i)), PeerServiceStub::fetch)
+        CompletableFuture<List<Copy>> fetched = inBatches(site, batches.size(), i -> PeerProtos.fetchRequest(image, batches.get(i), false), PeerServiceStub::fetch)
                 .thenApply(responses -> {
                     List<Copy> copies = new ArrayList<>(wanted.size());
                     for (int i = 0; i < responses.size(); i++) {

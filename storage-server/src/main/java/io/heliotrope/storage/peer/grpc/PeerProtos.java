@@ -38,8 +38,9 @@ final class PeerProtos {
 
     private PeerProtos() {}
 
-    static FetchRequest fetchRequest(ImageRef image, List<Wanted> wanted) {
-        FetchRequest.Builder request = FetchRequest.newBuilder().setImage(toProto(image));
+    /** A fetch of these blocks; {@code background} for a background pull's batch. */
+    static FetchRequest fetchRequest(ImageRef image, List<Wanted> wanted, boolean background) {
+        FetchRequest.Builder request = FetchRequest.newBuilder().setImage(toProto(image)).setBackground(background);
         for (Wanted block : wanted) {
             request.addBlocks(block.block()).addVersions(block.version());
         }
