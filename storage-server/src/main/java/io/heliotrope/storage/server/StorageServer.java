@@ -169,7 +169,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             SiteStatusService status = new SiteStatusService(config.site(), started, store, exports,
                     replicas == null ? Map::of : replicas.propagation()::backlogs, links == null ? () -> Traffic.NONE : links.metrics()::blockBytes,
-                    pool("site-status", 1, QUEUED_CENSUSES));
+                    Map::of, pool("site-status", 1, QUEUED_CENSUSES));
             ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status,
                     nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
