@@ -133,11 +133,7 @@ final class ReplicationOptions {
         static final class Converter implements ITypeConverter<Pull> {
             @Override
             public Pull convert(String value) {
-                try {
-                    return Pull.valueOf(value.trim().toUpperCase(Locale.ROOT));
-                } catch (IllegalArgumentException e) {
-                    throw new TypeConversionException("invalid pull '" + value + "': use on or off");
-                }
+                return named(Pull.class, value, "invalid pull '" + value + "': use on or off");
             }
         }
     }
@@ -158,12 +154,17 @@ final class ReplicationOptions {
         static final class Converter implements ITypeConverter<Mode> {
             @Override
             public Mode convert(String value) {
-                try {
-                    return Mode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-                } catch (IllegalArgumentException e) {
-                    throw new TypeConversionException("invalid mode '" + value + "': use proactive, on-demand, sync or remote");
-                }
+                return named(Mode.class, value, "invalid mode '" + value + "': use proactive, on-demand, sync or remote");
             }
+        }
+    }
+
+    /** The constant of {@code type} that {@code value} names, in any case, with '-' for '_'; else a usage mistake saying {@code refusal}. */
+    private static <E extends Enum<E>> E named(Class<E> type, String value, String refusal) {
+        try {
+            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new TypeConversionException(refusal);
         }
     }
 }
