@@ -37,12 +37,14 @@ class TestPeerService {
 
     private final MemoryBlockStore store = new MemoryBlockStore();
     private final ExecutorService storeCalls = BoundedExecutors.fixed("test-store", 2, 64);
-    private final PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls);
+    private final ExecutorService bulkCalls = BoundedExecutors.fixed("test-bulk", 1, 64);
+    private final PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls, bulkCalls);
     private final ImageRef disk = new ImageRef(UUID.randomUUID(), "disk", SIZE);
 
     @AfterEach
     void close() throws InterruptedException {
         BoundedExecutors.shutdown(storeCalls, Duration.ofSeconds(5));
+        BoundedExecutors.shutdown(bulkCalls, Duration.ofSeconds(5));
         store.close();
     }
 
@@ -165,7 +167,7 @@ class TestPeerService {
     void pushFollowsTheRuleOfThePolicyForTheImage() {
         long id = store.createImage("disk", SIZE, disk.identity()).id();
         CopyRule onlyEvenBlocks = (copy, local) -> copy.block() % 2 == 0;
-        PeerService picky = new PeerService(store, store.view(), image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls);
+        PeerService picky = new PeerService(store, store.view(), image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls, bulkCalls);
 
         assertThat(picky.push(disk, List.of(new Copy(1, 5, filled(1)), new Copy(2, 5, filled(2)))).join()).containsExactly(false, true);
     }
