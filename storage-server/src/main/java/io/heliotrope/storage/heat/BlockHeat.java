@@ -80,7 +80,7 @@ public final class BlockHeat {
     }
 
     private void touch(long block, int generation) {
-        int slot = probe(block);
+        int slot = slotOf(slots, block);
         if (slots[slot] != FREE) {
             values[slot] = pack(Math.min(MAX_COUNT, decayed(values[slot], generation) + 1), generation);
             return;
@@ -126,18 +126,17 @@ public final class BlockHeat {
         return kept == sorted.length ? sorted : Arrays.copyOf(sorted, kept);
     }
 
-    /** The slot that holds {@code block}, or the free slot where it would go. */
-    private int probe(long block) {
-        int slot = home(block, slots.length);
-        while (slots[slot] != FREE && slots[slot] != block) {
-            slot = (slot + 1) & (slots.length - 1);
+    /** The slot of {@code table} that holds {@code block}, or the free slot where it would go: linear probing from its hash. */
+    private static int slotOf(long[] table, long block) {
+        // The finalizer of MurmurHash3: consecutive blocks land far apart.
+        long mixed = (block ^ (block >>> 33)) * 0xFF51AFD7ED558CCDL;
+        mixed = (mixed ^ (mixed >>> 33)) * 0xC4CEB9FE1A85EC53L;
+        int mask = table.length - 1;
+        int slot = (int) (mixed ^ (mixed >>> 33)) & mask;
+        while (table[slot] != FREE && table[slot] != block) {
+            slot = (slot + 1) & mask;
         }
         return slot;
-    }
-
-    private static int home(long block, int capacity) {
-        long mixed = block * 0x9E3779B97F4A7C15L;
-        return (int) (mixed ^ (mixed >>> 32)) & (capacity - 1);
     }
 
     private void rehash(int capacity) {
@@ -147,10 +146,7 @@ public final class BlockHeat {
         values = new int[capacity];
         for (int old = 0; old < oldSlots.length; old++) {
             if (oldSlots[old] != FREE) {
-                int slot = home(oldSlots[old], capacity);
-                while (slots[slot] != FREE) {
-                    slot = (slot + 1) & (capacity - 1);
-                }
+                int slot = slotOf(slots, oldSlots[old]);
                 slots[slot] = oldSlots[old];
                 values[slot] = oldValues[old];
             }

@@ -1,20 +1,18 @@
 package io.heliotrope.storage.heat;
 
-import io.heliotrope.storage.BlockStore.GlobalBlock;
-import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.heat.HeatLog.Recorded;
+import io.heliotrope.storage.image.LocalSessions;
+import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.view.Replicator;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.SortedMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
@@ -42,7 +40,18 @@ class TestHeats {
             calls.add("closed");
         }
     }, log);
-    private final Session session = new Session(new ImageInfo(1, "disk", 64 * BLOCK_SIZE, Instant.EPOCH, UUID.randomUUID()));
+    private final MemoryBlockStore store = new MemoryBlockStore();
+    private final ImageSession session;
+
+    TestHeats() {
+        store.createImage("disk", 64 * BLOCK_SIZE, UUID.randomUUID());
+        session = new LocalSessions(store).open("disk");
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
 
     @Test
     void readsAndDataWritesAreCountedAndEveryCallReachesTheModeButZeroingsAreNotCounted() {
@@ -53,7 +62,7 @@ class TestHeats {
 
         assertThat(calls).containsExactly("read 1+2", "wrote 2+2@7", "zeroed 10+4@8");
         Recorded heat = heat();
-        assertThat(heat.epoch()).isEqualTo(3);
+        assertThat(heat.epoch()).isEqualTo(session.epoch()).isPositive();
         assertThat(heat.blocks()).containsExactly(2, 1, 3);
     }
 
@@ -61,60 +70,18 @@ class TestHeats {
     void theCloseFreezesTheHeatAtTheEpochTheSessionHasThen() {
         Replicator replicator = heats.open(session);
         replicator.read(5, 1);
-        session.epoch = 4;
+        long epoch = session.nextEpoch();
 
         replicator.close();
         replicator.read(6, 1);
 
         assertThat(calls).containsExactly("read 5+1", "closed", "read 6+1");
         Recorded heat = heat();
-        assertThat(heat.epoch()).isEqualTo(4);
+        assertThat(heat.epoch()).isEqualTo(epoch).isGreaterThan(1);
         assertThat(heat.blocks()).containsExactly(5);
     }
 
     private Recorded heat() {
         return log.heat(ImageRef.of(session.info()), 100, 100);
-    }
-
-    /** A session of epoch 3 until a test moves it; nothing else is asked of it. */
-    private static final class Session implements ImageSession {
-        private final ImageInfo info;
-        long epoch = 3;
-
-        Session(ImageInfo info) {
-            this.info = info;
-        }
-
-        @Override
-        public ImageInfo info() {
-            return info;
-        }
-
-        @Override
-        public long epoch() {
-            return epoch;
-        }
-
-        @Override
-        public long nextEpoch() {
-            throw new UnsupportedOperationException("nextEpoch");
-        }
-
-        @Override
-        public void checkCurrent() {}
-
-        @Override
-        public SortedMap<Long, GlobalBlock> stale(long first, long count) {
-            return Collections.emptySortedMap();
-        }
-
-        @Override
-        public void wrote(long first, long count) {}
-
-        @Override
-        public void fetched(GlobalBlock block) {}
-
-        @Override
-        public void close() {}
     }
 }

@@ -21,10 +21,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.SKIP;
@@ -109,6 +111,31 @@ class TestPeerService {
         assertThat(service.collect(disk, 3, 4).join()).containsExactly(
                 new BlockVersion(2, Version.compose(3, 1), BlockState.DATA), new BlockVersion(3, Version.compose(4, 2), BlockState.ZERO));
         assertThat(service.collect(new ImageRef(UUID.randomUUID(), "disk", SIZE), 1, 9).join()).isEmpty();
+    }
+
+    @Test
+    void backgroundFetchesRunOnTheirOwnPoolSoThatForegroundFetchesNeverWaitBehindThem() throws Exception {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        store.write(id, 1, filled(7), 10, SKIP, false);
+        List<Wanted> wanted = List.of(new Wanted(1, 10));
+        CountDownLatch bulkBusy = new CountDownLatch(1);
+        bulkCalls.execute(() -> awaitUninterruptibly(bulkBusy));
+
+        CompletableFuture<List<Copy>> background = service.fetchInBackground(disk, wanted);
+        assertThat(service.fetch(disk, wanted).get(5, TimeUnit.SECONDS)).extracting(Copy::block).containsExactly(1L);
+        assertThat(background).isNotDone();
+        bulkBusy.countDown();
+        assertThat(background.get(5, TimeUnit.SECONDS)).extracting(Copy::block).containsExactly(1L);
+
+        CountDownLatch storeBusy = new CountDownLatch(1);
+        for (int thread = 0; thread < 2; thread++) {
+            storeCalls.execute(() -> awaitUninterruptibly(storeBusy));
+        }
+        CompletableFuture<List<Copy>> foreground = service.fetch(disk, wanted);
+        assertThat(service.fetchInBackground(disk, wanted).get(5, TimeUnit.SECONDS)).extracting(Copy::block).containsExactly(1L);
+        assertThat(foreground).isNotDone();
+        storeBusy.countDown();
+        assertThat(foreground.get(5, TimeUnit.SECONDS)).hasSize(1);
     }
 
     @Test
@@ -207,6 +234,14 @@ class TestPeerService {
                 .isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
                 .hasMessage("image disk: peers name images by their identity, and this one has none");
         assertThat(store.listImages()).isEmpty();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private ByteBuffer read(long id, long block) {
