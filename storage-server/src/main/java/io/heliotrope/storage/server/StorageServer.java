@@ -21,6 +21,8 @@ import io.heliotrope.storage.handoff.Boosts;
 import io.heliotrope.storage.handoff.GrpcHandoffPeers;
 import io.heliotrope.storage.handoff.HandoffGrpcService;
 import io.heliotrope.storage.handoff.SiteHandoffs;
+import io.heliotrope.storage.heat.HeatLog;
+import io.heliotrope.storage.heat.HeatService;
 import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
 import io.heliotrope.storage.peer.PeerFetcher;
@@ -242,10 +244,11 @@ public final class StorageServer implements AutoCloseable {
         components.push(propagation);
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.isOpen(image.name()) && CopyRule.NEWER.accepts(copy, local),
-                peerStore);
+                peerStore, pool("site-peer-bulk", 1, QUEUED_CALLS));
         ModeReplicators modes = new ModeReplicators(config.site(), propagation, peers, sites, view);
         return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()), modes,
-                new Boosts(config.site(), store, view, propagation, modes), new PeerGrpcService(service, sites, peerMetrics), propagation);
+                new Boosts(config.site(), store, view, propagation, modes),
+                new PeerGrpcService(service, new HeatService(new HeatLog(Clock.systemUTC()), propagation, registry), sites, peerMetrics), propagation);
     }
 
     /**
