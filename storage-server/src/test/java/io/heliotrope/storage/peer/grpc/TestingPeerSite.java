@@ -1,6 +1,8 @@
 package io.heliotrope.storage.peer.grpc;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.grpc.GrpcServers;
 import io.heliotrope.storage.memory.MemoryBlockStore;
@@ -28,11 +30,17 @@ final class TestingPeerSite implements AutoCloseable {
     private final Server server;
 
     TestingPeerSite(String name, SiteDirectory directory) throws IOException {
+        this(name, directory, null);
+    }
+
+    /** A site whose calls pass {@code interceptor} first; none for a null one. */
+    TestingPeerSite(String name, SiteDirectory directory, ServerInterceptor interceptor) throws IOException {
         storeCalls = BoundedExecutors.fixed(name + "-store", STORE_THREADS, 1024);
         grpcCalls = BoundedExecutors.fixed(name + "-grpc", 2, 1024);
         PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls);
+        PeerGrpcService peers = new PeerGrpcService(service, directory, new PeerMetrics(registry));
         server = GrpcServers.start(new InetSocketAddress("127.0.0.1", 0), grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW,
-                new PeerGrpcService(service, directory, new PeerMetrics(registry)));
+                interceptor == null ? peers : () -> ServerInterceptors.intercept(peers, interceptor));
     }
 
     /** A site whose store calls wait until it closes: its peer service takes requests and never answers them. */
