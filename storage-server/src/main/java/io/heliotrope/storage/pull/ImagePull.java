@@ -68,6 +68,8 @@ final class ImagePull implements Background {
     private volatile State state = State.WAITING;
     private volatile boolean ended;
     private volatile Run run;
+    /** Where the next run, or the current one, takes blocks from; a foreground read's misses go there. */
+    private volatile PullQueue queue;
     private volatile long lacked;
     /** The holding epoch whose pull is done, or -1; used by steps only. */
     private long doneHolding = -1;
@@ -83,6 +85,7 @@ final class ImagePull implements Background {
         this.stopped = stopped;
         this.replication = session.replication();
         this.limiter = new RateLimiter(context.clock(), 0, 0);
+        this.queue = new PullQueue(session, context.order(), context.config());
     }
 
     /** Starts: the first step looks at the gate. */
@@ -92,22 +95,20 @@ final class ImagePull implements Background {
 
     @Override
     public void missed(List<GlobalBlock> blocks) {
-        Run current = run;
-        if (current != null && !blocks.isEmpty()) {
-            current.queue.missed(blocks);
-            signal();
+        if (!blocks.isEmpty()) {
+            queue.missed(blocks);
+            if (run != null) {
+                signal();
+            }
         }
     }
 
+    /** Stops for good, and is forgotten: the view closes. */
     @Override
     public void stop() {
-        if (!ended) {
-            ended = true;
-            state = State.STOPPED;
-            run = null;
-            stopped.accept(this);
-            signal();
-        }
+        end();
+        stopped.accept(this);
+        signal();
     }
 
     /** The image's settings as the catalog has them now: a pull turned off stops, one turned on starts; the cap and budget change. */
@@ -168,21 +169,20 @@ final class ImagePull implements Background {
 
     private void step() {
         if (ended) {
+            end();
             cancelTimer();
             return;
         }
         Replication settings = replication;
         limiter.limits(settings.bandwidthBytesPerSecond(), settings.budgetBytesPerDay());
         if (!settings.pull() || settings.mode() == Replication.Mode.REMOTE) {
-            state = State.OFF;
-            run = null;
+            endRun(State.OFF);
             return;
         }
         IoGate gate = session.gate();
         if (!gate.isOpen()) {
-            if (run != null || state == State.RUNNING) {
-                state = State.STOPPED;
-                run = null;
+            if (run != null) {
+                endRun(State.STOPPED);
             }
             park(gate);
             return;
@@ -195,19 +195,31 @@ final class ImagePull implements Background {
             }
         }
         if (!holds(current)) {
-            ended = true;
-            state = State.STOPPED;
-            run = null;
-            stopped.accept(this);
+            end();
             return;
         }
         if (session.elsewhereBlocks() == 0) {
-            state = State.DONE;
             doneHolding = current.holding;
-            run = null;
+            endRun(State.DONE);
             return;
         }
         fill(current);
+    }
+
+    /** Ends the run, if one runs: what it sent lands, nothing more is asked under it; the next run starts from its own queue. */
+    private void endRun(State next) {
+        if (run != null) {
+            run = null;
+            queue = new PullQueue(session, context.order(), context.config());
+        }
+        state = next;
+    }
+
+    /** Stops for good: the session lost its lease or closes. */
+    private void end() {
+        ended = true;
+        run = null;
+        state = State.STOPPED;
     }
 
     /** Waits for the gate to open (a handoff's standby, or a hold); ends once it ends. */
@@ -217,10 +229,7 @@ final class ImagePull implements Background {
         }
         gate.whenOpen().whenComplete((opened, failure) -> {
             if (failure != null) {
-                ended = true;
-                state = State.STOPPED;
-                run = null;
-                stopped.accept(this);
+                end();
             }
             parked.set(false);
             signal();
@@ -236,7 +245,7 @@ final class ImagePull implements Background {
             doneHolding = holding;
             return null;
         }
-        Run started = new Run(holding, new PullQueue(session, context.order(), context.config()));
+        Run started = new Run(holding, queue);
         lacked = elsewhere;
         run = started;
         state = State.RUNNING;

@@ -33,6 +33,7 @@ final class PullQueue {
     private final boolean byHeat;
     private final int groupBlocks;
     private final int missedGroups;
+    /** The blocks taken: 32 KiB per GiB of image at most, grown as blocks are taken. */
     private final BitSet requested;
     /** The first blocks of the groups around misses, oldest first. */
     private final ArrayDeque<Long> groups = new ArrayDeque<>();
@@ -50,7 +51,7 @@ final class PullQueue {
         this.byHeat = order == PullOrder.HEAT;
         this.groupBlocks = config.groupBlocks();
         this.missedGroups = config.missedGroups();
-        this.requested = new BitSet((int) Math.min(Integer.MAX_VALUE, blockCount));
+        this.requested = new BitSet();
         this.restAllowed = !byHeat;
     }
 
