@@ -307,9 +307,18 @@ final class ImagePull implements Background {
                         break;
                     }
                     List<GlobalBlock> batch = stillStale(current, lane, most);
-                    if (!batch.isEmpty()) {
-                        send(current, lane, batch, limiter.tryAcquire(batch.size() * BLOCK_BYTES));
+                    RateLimiter.Grant grant = batch.isEmpty() ? null : limiter.tryAcquire(batch.size() * BLOCK_BYTES);
+                    if (grant != null) {
+                        send(current, lane, batch, grant);
                         progress = true;
+                    } else if (!batch.isEmpty()) {
+                        // The clock moved on between the look and the grant: the batch waits for the pace.
+                        for (int i = batch.size() - 1; i >= 0; i--) {
+                            lane.pending.addFirst(batch.get(i));
+                        }
+                        current.pending += batch.size();
+                        wakeIn(1);
+                        return;
                     }
                 }
             }

@@ -9,7 +9,7 @@ final class PullRate {
 
     synchronized void add(long nowMillis, long added) {
         long second = Math.floorDiv(nowMillis, 1000);
-        int slot = (int) Math.floorMod(second, SECONDS);
+        int slot = Math.floorMod(second, SECONDS);
         if (seconds[slot] != second) {
             seconds[slot] = second;
             bytes[slot] = 0;

@@ -165,12 +165,13 @@ class TestPeerFetcher {
     @Test
     void aFetchLeavesTheTableOnlyAfterItsAskersDependentsRan() {
         peers.holds("a", 3, 7, (byte) 3);
-        peers.release();
         PeerFetcher fetcher = fetcher(Duration.ofSeconds(10));
         CompletableFuture<Void> first = fetch(fetcher, 3, 7, "a");
         List<CompletableFuture<Void>> askedMeanwhile = new ArrayList<>();
+        CompletableFuture<Void> dependent = first.thenRun(() -> askedMeanwhile.add(fetch(fetcher, 3, 7, "a")));
 
-        first.thenRun(() -> askedMeanwhile.add(fetch(fetcher, 3, 7, "a"))).join();
+        peers.release();
+        dependent.join();
 
         assertThat(askedMeanwhile).containsExactly(first);
         assertThat(peers.requests()).containsExactly("a:[3]");
