@@ -1,6 +1,8 @@
 package io.heliotrope.storage.peer.grpc;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.heliotrope.concurrent.BoundedExecutors;
 import io.heliotrope.grpc.GrpcServers;
 import io.heliotrope.storage.heat.HeatLog;
@@ -40,6 +42,11 @@ final class TestingPeerSite implements AutoCloseable {
     private final Server server;
 
     TestingPeerSite(String name, SiteDirectory directory) throws IOException {
+        this(name, directory, null);
+    }
+
+    /** A site whose calls pass {@code interceptor} first; none for a null one. */
+    TestingPeerSite(String name, SiteDirectory directory, ServerInterceptor interceptor) throws IOException {
         storeCalls = BoundedExecutors.fixed(name + "-store", STORE_THREADS, 1024);
         grpcCalls = BoundedExecutors.fixed(name + "-grpc", 2, 1024);
         pushSteps = BoundedExecutors.scheduled(name + "-push", 1, 64);
@@ -47,8 +54,9 @@ final class TestingPeerSite implements AutoCloseable {
         // Pushes nothing: no image opens here.
         propagation = new PropagationManager(name, store, new AbstractTestingPeers() {}, pushSteps, storeCalls, Clock.systemUTC(), new SplittableRandom(1),
                 PropagationConfig.DEFAULT, new PropagationMetrics(registry));
+        PeerGrpcService peers = new PeerGrpcService(service, new HeatService(heats, propagation, registry), directory, new PeerMetrics(registry));
         server = GrpcServers.start(new InetSocketAddress("127.0.0.1", 0), grpcCalls, PeerGrpcService.FLOW_CONTROL_WINDOW,
-                new PeerGrpcService(service, new HeatService(heats, propagation, registry), directory, new PeerMetrics(registry)));
+                interceptor == null ? peers : () -> ServerInterceptors.intercept(peers, interceptor));
     }
 
     /** A site whose store calls wait until it closes: its peer service takes requests and never answers them. */
