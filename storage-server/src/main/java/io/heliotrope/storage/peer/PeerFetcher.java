@@ -10,7 +10,6 @@ import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.view.BlockFetcher;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,11 +67,6 @@ public final class PeerFetcher implements BlockFetcher {
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.timeout = requireNonNull(timeout, "timeout is null");
-    }
-
-    /** Counts redundant copies nowhere: until the site passes its {@link PeerMetrics}. */
-    public PeerFetcher(BlockStore store, Peers peers, SiteDirectory sites, Executor executor, Duration timeout) {
-        this(store, peers, sites, new PeerMetrics(new SimpleMeterRegistry()), executor, timeout);
     }
 
     @Override

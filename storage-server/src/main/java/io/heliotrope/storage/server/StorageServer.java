@@ -24,6 +24,11 @@ import io.heliotrope.storage.handoff.SiteHandoffs;
 import io.heliotrope.storage.heat.HeatLog;
 import io.heliotrope.storage.heat.HeatService;
 import io.heliotrope.storage.heat.Heats;
+import io.heliotrope.storage.peer.grpc.GrpcHeatSource;
+import io.heliotrope.storage.pull.PullConfig;
+import io.heliotrope.storage.pull.PullManager;
+import io.heliotrope.storage.pull.PullStatus;
+import io.heliotrope.storage.view.Background;
 import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
 import io.heliotrope.storage.peer.PeerFetcher;
@@ -87,6 +92,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
@@ -155,7 +161,8 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService flushes = pool("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             ReadCounter reads = StorageMetrics.reads(registry);
             DeviceFactory storeDevices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
-                    replicas == null ? ReplicatorFactory.NONE : replicas.heats(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
+                    replicas == null ? ReplicatorFactory.NONE : replicas.heats(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT,
+                    replicas == null ? Background.Factory.NONE : replicas.pulls());
             DeviceFactory devices = replicas == null ? storeDevices
                     : new ModeDevices(storeDevices, replicas.peers(), view, reads, storeCalls, ByteBufAllocator.DEFAULT);
             // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
@@ -172,7 +179,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             SiteStatusService status = new SiteStatusService(config.site(), started, store, exports,
                     replicas == null ? Map::of : replicas.propagation()::backlogs, links == null ? () -> Traffic.NONE : links.metrics()::blockBytes,
-                    Map::of, pool("site-status", 1, QUEUED_CENSUSES));
+                    replicas == null ? Map::of : replicas::pullsByImage, pool("site-status", 1, QUEUED_CENSUSES));
             ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status,
                     nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
@@ -250,8 +257,12 @@ public final class StorageServer implements AutoCloseable {
         // Every image's reads and writes are counted here, whatever its mode, for the site that holds it next (DESIGN.md section 4).
         HeatLog heat = new HeatLog(Clock.systemUTC());
         Boosts boosts = new Boosts(config.site(), store, view, propagation, modes);
-        return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()), modes, boosts, new Heats(boosts, heat),
-                new PeerGrpcService(service, new HeatService(heat, propagation, registry), sites, peerMetrics), propagation);
+        ScheduledThreadPoolExecutor pullSteps = BoundedExecutors.scheduled("site-pull", 1, QUEUED_PER_IMAGE);
+        components.push(() -> BoundedExecutors.shutdown(pullSteps, SHUTDOWN_PATIENCE));
+        PullManager pulls = new PullManager(new GrpcHeatSource(config.site(), sites, peers, peerMetrics, GrpcHeatSource.DEFAULT_TIMEOUT), pullSteps,
+                Clock.systemUTC(), PullConfig.DEFAULT, config.pullOrder(), registry);
+        return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerMetrics, peerStore, config.fetchTimeout()), modes, boosts, new Heats(boosts, heat),
+                pulls, new PeerGrpcService(service, new HeatService(heat, propagation, registry), sites, peerMetrics), propagation);
     }
 
     /**
@@ -263,15 +274,22 @@ public final class StorageServer implements AutoCloseable {
         RegisteredSites sites = new RegisteredSites(config.site(), config.peers());
         PeerMetrics metrics = new PeerMetrics(registry);
         // Each call to a peer gets half the fetch timeout: a holder that does not answer leaves time to ask another site.
-        GrpcPeers peers = new GrpcPeers(config.site(), sites, metrics, new GrpcPeersConfig(config.peerConnections(), config.fetchTimeout().dividedBy(2)));
+        GrpcPeers peers = new GrpcPeers(config.site(), sites, metrics, new GrpcPeersConfig(config.peerConnections(), config.peerBulkConnections(),
+                config.fetchTimeout().dividedBy(2)));
         components.push(peers);
         return new Links(sites, metrics, peers);
     }
 
     private record Links(RegisteredSites sites, PeerMetrics metrics, GrpcPeers peers) {}
 
-    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, Boosts boosts, Heats heats, PeerGrpcService service,
-                            PropagationManager propagation) {}
+    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, Boosts boosts, Heats heats,
+                            PullManager pulls, PeerGrpcService service,
+                            PropagationManager propagation) {
+        /** The pull of each image open here; of two sessions of one image (one closing), the later one's. */
+        Map<String, PullStatus> pullsByImage() {
+            return pulls.statuses().stream().collect(Collectors.toMap(PullStatus::image, Function.identity(), (earlier, later) -> later));
+        }
+    }
 
     /**
      * Registers with the controller, flushes what an earlier run left, then keeps the
@@ -292,6 +310,7 @@ public final class StorageServer implements AutoCloseable {
         listSites.run();
         everyRefresh(scheduler, listSites);
         everyRefresh(scheduler, () -> replicas.modes().refresh(controller::replication));
+        everyRefresh(scheduler, () -> replicas.pulls().refresh(controller::replication));
         RttProber prober = new RttProber(replicas.peers(), replicas.sites(), controller::reportRtt, scheduler, RTT_INTERVAL, RTT_PROBES);
         prober.start();
         components.push(prober);
