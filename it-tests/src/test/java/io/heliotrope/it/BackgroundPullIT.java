@@ -78,6 +78,42 @@ class BackgroundPullIT {
         }
     }
 
+    @Test
+    void aPullStopsWithItsSession() {
+        // 64 MiB take 67 s at 8 Mbit/s: the pull is far from done when its session ends.
+        try (WanSites sites = new WanSites(controller(), LinkConfig.parse("75ms", "8mbit"), List.of("a", "b"))) {
+            helio("image", "create", "stopped", "--size", "64M", "--controller", controller()).assertSuccess();
+            ok("nbdcopy", "--", "[", "nbdkit", "--exit-with-parent", "pattern", "size=64M", "]", sites.site("a").nbdUri("stopped"));
+            awaitClosed("stopped");
+            TestingSite b = sites.site("b");
+            try (ChildProcess client = ChildProcess.start("client at b", List.of("/usr/bin/python3", "-c", OPEN_UNTIL_INPUT_ENDS, b.nbdUri("stopped")))) {
+                client.awaitOutput(Pattern.compile("open"), TIMEOUT);
+                Await.until("b pulling", TIMEOUT, () -> b.metricOrZero("heliotrope_pull_bytes_total{peer=\"a\"}") > 0);
+                client.closeStdin();
+                awaitClosed("stopped");
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "\n" + sites.logs(), e);
+            }
+            assertThat(b.metric("heliotrope_pull_running")).isZero();
+            long atClose = sites.link("b", "a").backwardBytes();
+            // What was in flight may still land (one window, well under 1 MiB at this rate); nothing more is asked.
+            assertThat(Await.within(Duration.ofSeconds(3), () -> sites.link("b", "a").backwardBytes() > atClose + (1 << 20)))
+                    .as("bytes from a after the close: %d then more", atClose).isFalse();
+            assertThat(atClose).as("bytes from a: the pull did not run to its end").isLessThan(32L << 20);
+        }
+    }
+
+    /** Opens the image, reads its first block, prints "open" and keeps the connection until its input ends. */
+    private static final String OPEN_UNTIL_INPUT_ENDS = """
+            import nbd, sys
+            h = nbd.NBD()
+            h.connect_uri(sys.argv[1])
+            h.pread(4096, 0)
+            print('open', flush=True)
+            sys.stdin.read()
+            h.shutdown()
+            """;
+
     /**
      * Writes WORKING_SET distinct random blocks of the image, each filled with its block number
      * and the seed, 32 writes in flight.
