@@ -353,15 +353,19 @@ ARM_TITLE = {"default": "default", "pull-off": "--pull off", "pull-block": "--pu
 
 
 def tx_times(path):
-    """End times (Unix seconds) of the transactions in a pgbench -l log: fields 5 and 6
-    are the epoch and microseconds of each one's end; failed or skipped ones are left out."""
-    times = []
+    """(end times, start of the first) of the transactions in a pgbench -l log, Unix seconds:
+    fields 5 and 6 are the epoch and microseconds of each one's end, field 3 its latency in
+    microseconds; failed or skipped ones are left out."""
+    times, first = [], None
     with open(path) as f:
         for line in f:
             p = line.split()
             if len(p) >= 6 and p[2].isdigit():
-                times.append(int(p[4]) + int(p[5]) / 1e6)
-    return sorted(times)
+                end = int(p[4]) + int(p[5]) / 1e6
+                times.append(end)
+                start = end - int(p[2]) / 1e6
+                first = start if first is None else min(first, start)
+    return sorted(times), first
 
 
 def count_between(times, lo, hi):
@@ -397,7 +401,7 @@ def optional(v):
 def pg_move_run(a, raw_dir):
     """One arm of one round: (per-second rows, the run's numbers)."""
     tag = f"c{a['case']}-{a['arm']}-r{a['round']}"
-    times = tx_times(os.path.join(raw_dir, tag + ".tx"))
+    times, t_run = tx_times(os.path.join(raw_dir, tag + ".tx"))
     samples = [{k: float(v) for k, v in r.items()} for r in read_csv(os.path.join(raw_dir, tag + ".samples.csv"))]
     t0, t_bench, t_end = float(a["t0"]), float(a["t_pgbench"]), float(a["t_end"])
     rows = []
@@ -418,7 +422,10 @@ def pg_move_run(a, raw_dir):
         if zero is not None:
             pull_wan = zero["wan_received_bytes"] - counter_at(samples, "wan_received_bytes", t0)
     tps_a = optional(a["tps_a"])
-    first10 = count_between(times, t_bench, t_bench + 10) / 10
+    # pgbench's run starts with its first transaction (after its vacuum), as at A, whose
+    # tps is pgbench's own.
+    t_run = t_bench if t_run is None else t_run
+    first10 = count_between(times, t_run, t_run + 10) / 10
     settled = optional(a["t_settled"])
     run = {"case": a["case"], "arm": a["arm"], "round": a["round"], "tps_a": tps_a, "tps_b_first10": first10,
            "ratio": first10 / tps_a if tps_a else None, "pg_start_s": float(a["pg_start_s"]),
@@ -427,7 +434,7 @@ def pg_move_run(a, raw_dir):
            "redundant": (samples[-1]["redundant_blocks"] - samples[0]["redundant_blocks"]) if samples else 0.0,
            "read_iops_during": optional(a["read_iops_during"]), "read_iops_after": optional(a["read_iops_after"]),
            "tps_b_open10": count_between(times, t0, t0 + 10) / 10,
-           "settled_s": settled - t0 if settled is not None else None,
+           "settled_s": settled - t0 if settled is not None else None, "first_tx_s": t_run - t0,
            "has_pull": any(x["has_pull"] for x in samples), "note": a["note"]}
     return rows, run
 
@@ -455,9 +462,9 @@ def pg_move(arms_path, raw_dir, out_dir):
                             f"{x['wan_mb_s']:.3f}", f"{x['elsewhere_blocks']:.0f}"])
     columns = ["case", "arm", "round", "tps_a", "tps_b_first10", "ratio", "pg_start_s", "lacked_bytes",
                "pull_wan_bytes", "wan_over_lacked", "redundant", "read_iops_during", "read_iops_after",
-               "tps_b_open10", "settled_s"]
-    digits = {"ratio": 3, "wan_over_lacked": 3, "pg_start_s": 2, "settled_s": 2, "lacked_bytes": 0,
-              "pull_wan_bytes": 0, "redundant": 0, "read_iops_during": 0, "read_iops_after": 0}
+               "tps_b_open10", "first_tx_s", "settled_s"]
+    digits = {"ratio": 3, "wan_over_lacked": 3, "pg_start_s": 2, "first_tx_s": 2, "settled_s": 2,
+              "lacked_bytes": 0, "pull_wan_bytes": 0, "redundant": 0, "read_iops_during": 0, "read_iops_after": 0}
     with open(os.path.join(out_dir, "pg-move-runs.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(columns)
@@ -468,28 +475,31 @@ def pg_move(arms_path, raw_dir, out_dir):
     by_arm = OrderedDict()
     for r in runs:
         by_arm.setdefault((r["case"], r["arm"]), []).append(r)
-    table = [["case", "arm", "rounds", "tps A", "tps B 10 s", "B/A", "tps B open+10 s", "PG start s",
+    table = [["case", "arm", "rounds", "tps A", "tps B 10 s", "B/A", "tps B open+10 s", "PG start s", "1st tx s",
               "lacked MB", "WAN/lacked", "settled s", "redundant", "reads during", "reads after"]]
     med = {}
     for (case, arm), rs in by_arm.items():
         m = {k: median_of(rs, k) for k in ("tps_a", "tps_b_first10", "ratio", "tps_b_open10", "pg_start_s",
-                                            "lacked_bytes", "wan_over_lacked", "settled_s",
+                                            "first_tx_s", "lacked_bytes", "wan_over_lacked", "settled_s",
                                             "read_iops_during", "read_iops_after")}
         m["redundant"] = max(r["redundant"] for r in rs)
         med[(case, arm)] = m
         table.append([case, ARM_TITLE.get(arm, arm), len(rs), fmt(m["tps_a"]), fmt(m["tps_b_first10"]),
-                      fmt(m["ratio"], 2), fmt(m["tps_b_open10"]), fmt(m["pg_start_s"], 1),
+                      fmt(m["ratio"], 2), fmt(m["tps_b_open10"]), fmt(m["pg_start_s"], 1), fmt(m["first_tx_s"], 1),
                       fmt(m["lacked_bytes"] and m["lacked_bytes"] / 1e6), fmt(m["wan_over_lacked"], 3),
                       fmt(m["settled_s"], 1), f"{m['redundant']:.0f}", fmt(m["read_iops_during"], 0),
                       fmt(m["read_iops_after"], 0)])
     print_table(table, right_from=2)
-    print("\nMedians over rounds (redundant: the most in any round). tps A: pgbench at virginia; "
-          "tps B 10 s: transactions\nended in the first 10 s of pgbench at taiwan / 10; B/A per round, "
-          "then its median; tps B open+10 s: ended\nwithin 10 s of the open at taiwan (nbdfuse's start) / 10; "
-          "PG start s: pg_ctl start at taiwan; lacked MB:\nheliotrope_pull_lacked_blocks x 4096; WAN/lacked: "
-          "bytes taiwan received from virginia from the open until\nheliotrope_pull_elsewhere_blocks read 0, "
-          "over lacked; settled s: from the open until it read 0; reads:\nfio 4 KiB random-read IOPS at QD 8 "
-          "over a window made local, while the pull ran and after. MB = 10^6 bytes.")
+    print("""
+Medians over rounds (redundant: the most in any round). MB = 10^6 bytes.
+tps A: pgbench at virginia (its own tps); tps B 10 s: transactions ended in the first 10 s of
+pgbench's run at taiwan (from its first transaction's start, after its vacuum, as at A) / 10;
+B/A: per round, then its median; tps B open+10 s: transactions ended within 10 s of the open at
+taiwan (nbdfuse's start) / 10; PG start s: pg_ctl start at taiwan; 1st tx s: from the open to the
+first transaction; lacked MB: heliotrope_pull_lacked_blocks x 4096; WAN/lacked: bytes taiwan
+received from virginia from the open until heliotrope_pull_elsewhere_blocks read 0, over lacked;
+settled s: from the open until it read 0; reads: fio 4 KiB random-read IOPS at QD 8 over a window
+made local first, while the pull ran and after it.""")
     if not any(r["has_pull"] for r in runs):
         print("taiwan exported no heliotrope_pull_ metric: this build has no pull, its numbers read as 0")
     notes = sorted({r["note"] for r in runs if r["note"]})
