@@ -508,7 +508,7 @@ made local first, while the pull ran and after it.""")
     print()
 
     def goal(text, value, ok, target):
-        print(f"{text:<58} {fmt(value, 2) if value is not None else 'not measured':>12}   {target:<10} "
+        print(f"{text:<60} {fmt(value, 2) if value is not None else 'not measured':>12}   {target:<12} "
               f"{verdict(ok) if value is not None else 'FAIL'}")
 
     if ("1", "default") in med:
@@ -516,7 +516,7 @@ made local first, while the pull ran and after it.""")
         goal("case 1, default: tps at B (first 10 s) / tps at A", ratio, ratio is not None and ratio >= 0.8,
              "goal >= 0.8")
         if ratio is not None:
-            print(f"{'':58} {'':>12}   moonshot >= 0.95: {'met' if ratio >= 0.95 else 'not met'}")
+            print(f"{'':60} {'':>12}   moonshot >= 0.95: {'met' if ratio >= 0.95 else 'not met'}")
     heat, block = med.get(("2", "pull-heat")), med.get(("2", "pull-block"))
     if heat and block:
         x = heat["tps_b_open10"] / block["tps_b_open10"] if block["tps_b_open10"] else None
@@ -525,7 +525,7 @@ made local first, while the pull ran and after it.""")
     for arm in ("pull-block", "pull-heat"):
         m = med.get(("2", arm))
         if m:
-            goal(f"case 2, {arm}: WAN bytes until nothing elsewhere / lacked", m["wan_over_lacked"],
+            goal(f"case 2, {arm}: WAN bytes until none elsewhere / lacked", m["wan_over_lacked"],
                  m["wan_over_lacked"] is not None and m["wan_over_lacked"] <= 1.05, "goal <= 1.05")
     if heat:
         d, a = heat["read_iops_during"], heat["read_iops_after"]

@@ -292,19 +292,22 @@ arm_flags() {
     2/pull-heat) CREATE=(--mode on-demand --pull on) ;;
     *) die "no arm $2 in case $1" ;;
   esac
+  local missing=()
   if [[ $PULL_FLAG == 0 && " ${CREATE[*]} " == *" --pull "* ]]; then
     local i kept=()
     for ((i = 0; i < ${#CREATE[@]}; i++)); do
       if [[ ${CREATE[i]} == --pull ]]; then ((++i)); else kept+=("${CREATE[i]}"); fi
     done
-    CREATE=("${kept[@]}")
-    ARM_NOTE="pull not supported by this build; arm $2 runs without"
+    CREATE=("${kept[@]}") missing+=(pull)
   fi
   if [[ $PULL_ORDER_FLAG == 0 && ${#UP[@]} -gt 0 ]]; then
-    UP=()
-    ARM_NOTE="${ARM_NOTE:+$ARM_NOTE; }--pull-order not supported by this build; arm $2 runs without"
+    UP=() missing+=(--pull-order)
   fi
-  if [[ -n $ARM_NOTE ]]; then log "$ARM_NOTE"; fi
+  if ((${#missing[@]})); then
+    ARM_NOTE="${missing[*]}"
+    ARM_NOTE="${ARM_NOTE/ / and } not supported by this build; arm $2 runs without"
+    log "$ARM_NOTE"
+  fi
 }
 
 # helio up with extra flags: lib.sh's helio_up runs $HELIO, so a wrapper adds them.
