@@ -193,10 +193,10 @@ PG_DATA= LOOP=
 pg() { (cd / && runuser -u postgres -- "$@"); }
 
 pg_start() {
+  PG_DATA=$1
   pg "$PG_BIN/pg_ctl" start -w -t 600 -D "$1" -l "$PG_DIR/postgres.log" \
     -o "-k $PG_DIR -c listen_addresses=''" >>"$OUT/logs/pg_ctl.log" 2>&1 ||
     die "pg_ctl start failed (see $OUT/logs/pg_ctl.log, $PG_DIR/postgres.log)"
-  PG_DATA=$1
 }
 
 pg_stop() {  # MODE: fast (a clean shutdown) or immediate (cleanup)
@@ -208,15 +208,24 @@ pg_stop() {  # MODE: fast (a clean shutdown) or immediate (cleanup)
 
 pgbench() { pg "$PG_BIN/pgbench" -h "$PG_DIR" "$@" postgres; }
 
+# unmount: the file system off MNT, then the loop device. umount is retried: PostgreSQL's
+# last process may still hold the mount a moment after pg_ctl stop returned.
 unmount() {
-  if mountpoint -q "$MNT"; then umount "$MNT" || log "umount $MNT failed"; fi
+  local deadline=$((SECONDS + 30))
+  while mountpoint -q "$MNT"; do
+    umount "$MNT" 2>>"$OUT/logs/umount.log" && continue
+    if ((SECONDS >= deadline)); then
+      log "umount $MNT: busy for 30 s (see $OUT/logs/umount.log)"
+      return 1
+    fi
+    sleep 0.2
+  done
   if [[ -n $LOOP ]]; then losetup -d "$LOOP" || log "losetup -d $LOOP failed"; LOOP=; fi
 }
 
-# detach: umount, losetup -d, then fusermount3 -u, which ends nbdfuse (its connection).
-detach() {
+# unfuse: fusermount3 -u, which ends nbdfuse (and its connection).
+unfuse() {
   local deadline=$((SECONDS + 30))
-  unmount
   if mountpoint -q "$FUSE_DIR"; then
     until fusermount3 -u "$FUSE_DIR" 2>>"$OUT/logs/fuse.log"; do
       # the loop device lets go of the file a moment after losetup -d
@@ -227,13 +236,22 @@ detach() {
   stop nbdfuse
 }
 
+detach() {
+  unmount || die "could not unmount $MNT"
+  unfuse
+}
+
 cleanup() {
   pg_stop immediate
-  detach
+  # A mount still busy after 30 s is detached lazily: the kernel lets go of it when its
+  # last user does.
+  unmount || { umount -l "$MNT"; unmount; } || true
+  unfuse
   stop_all
   if [[ $KEEP_WORK != 1 ]]; then
-    rm -rf "$WORK/up" "$PG_DIR"
-    [[ -n $CREATED_WORK ]] && rm -rf "$WORK"
+    # --one-file-system: never into a mount that could not be undone
+    rm -rf --one-file-system "$WORK/up" "$PG_DIR"
+    [[ -n $CREATED_WORK ]] && rm -rf --one-file-system "$WORK"
   fi
   return 0
 }
@@ -244,6 +262,7 @@ trap 'exit 130' INT TERM
 # on MNT.
 attach() {
   local deadline=$((SECONDS + ATTACH_TIMEOUT))
+  if mountpoint -q "$MNT" || mountpoint -q "$FUSE_DIR"; then die "$MNT or $FUSE_DIR is still mounted"; fi
   launch nbdfuse nbdfuse "$FUSE_DIR/nbd" "$1"
   until [[ -e $FUSE_DIR/nbd ]]; do
     alive "${PID[nbdfuse]}" || { tail -n 5 "$OUT/logs/nbdfuse.log" >&2; die "nbdfuse $1 exited"; }
@@ -268,6 +287,7 @@ prepare_cache() {
   # Inode tables and journal written now: ext4lazyinit would otherwise write them later,
   # in the middle of a measurement.
   mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$LOOP" || die "mkfs.ext4 failed"
+  mountpoint -q "$MNT" && die "$MNT is still mounted"
   mount -t ext4 "$LOOP" "$MNT" || die "mount $LOOP failed"
   install -d -o postgres -g postgres -m 700 "$MNT/pgdata"
   pg "$PG_BIN/initdb" -A trust -D "$MNT/pgdata" >>"$OUT/logs/initdb.log" 2>&1 || die "initdb failed (see $OUT/logs/initdb.log)"
