@@ -553,10 +553,12 @@ made local first, while the pull ran and after it.""")
                  for (c, arm), i in index.items() if c == case]
         tps_a = statistics.median(r["tps_a"] for r in runs if r["case"] == case and r["tps_a"] is not None)
         plots.append(f"{tps_a:.2f} with lines dt 2 lw 2 lc rgb 'black' title 'at virginia (A)'")
+        top = max([tps_a] + [x["tps"] for (c, _), rounds in per_second.items() if c == case
+                             for rs in rounds for x in rs])
         script.append(f"set title 'PostgreSQL moved virginia -> taiwan, {CASE_TITLE.get(case, case)}: "
                       f"tps per second from the open at taiwan (median of rounds)'\n"
-                      "set xlabel 'seconds since the open at taiwan (t0)'\nset ylabel 'tps'\nset yrange [0:*]\n"
-                      f"plot {', '.join(plots)}")
+                      "set xlabel 'seconds since the open at taiwan (t0)'\nset ylabel 'tps'\n"
+                      f"set yrange [0:{1.15 * top:.0f}]\nplot {', '.join(plots)}")
     if len(cases) > 1:
         script.append("unset multiplot")
     gnuplot("\n".join(script) + "\n", os.path.join(out_dir, "pg-move.png"), size=(1000, 480 * len(cases)))

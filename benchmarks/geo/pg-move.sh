@@ -429,6 +429,7 @@ run_arm() {
       warm_region
       during=$(read_iops during)
       log "$TAG: random reads while the pull runs: $during IOPS"
+      pulling || log "$TAG: the pull ended before the read check did: its 'during' number is partly after it"
     else
       log "$TAG: the pull is not running after pgbench; no read check during it"
     fi
