@@ -9,6 +9,7 @@ import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.PeerRtt;
 import io.heliotrope.proto.controller.v1.PropagationMode;
+import io.heliotrope.proto.controller.v1.PullMode;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.RttMatrix;
 import io.heliotrope.proto.controller.v1.RttRow;
@@ -86,9 +87,9 @@ class TestClusterCommands {
                 "lease:       held by virginia, epoch 3, expires 1970-01-01T00:00:00Z\n",
                 "metaSeq:     9 (snapshot at 0, 0 bytes in ZooKeeper)\n", """
                 sites, in blocks of 4.0 KiB:
-                  SITE           CURRENT  ALLOCATED  DIRTY  QUEUED    LAG  CONNECTIONS
-                  taiwan (down)      256          -      -       -      -            -
-                  virginia            16    1.1 MiB      2       5  1.2 s            1
+                  SITE           CURRENT  ALLOCATED  DIRTY  QUEUED    LAG  CONNECTIONS  ELSEWHERE  PULL
+                  taiwan (down)      256          -      -       -      -            -          -  -
+                  virginia            16    1.1 MiB      2       5  1.2 s            1          -  -
                 """);
     }
 
@@ -140,14 +141,16 @@ class TestClusterCommands {
         controller.requests.clear();
 
         assertThat(helio("image", "create", "vm2", "--size", "64M", "--mode", "on-demand").stdout()).isEqualTo("created vm2 (64.0 MiB, on-demand)\n");
-        assertThat(helio("image", "set", "vm2", "--mode", "remote").stdout()).startsWith("changed vm2; sites apply it from the image's next open\n");
+        assertThat(helio("image", "set", "vm2", "--mode", "remote", "--pull", "off").stdout())
+                .startsWith("changed vm2; sites apply it from the image's next open\n");
         assertThat(helio("image", "rm", "vm2").stdout()).isEqualTo("removed vm2\n");
 
         assertThat(controller.requests).containsExactly(
                 CreateImageRequest.newBuilder().setName("vm2").setSizeBytes(64L << 20)
                         .setReplication(ReplicationSettings.newBuilder().setMode(PropagationMode.PROPAGATION_MODE_ON_DEMAND)).build(),
                 SetImageRequest.newBuilder().setName("vm2")
-                        .setReplication(ReplicationSettings.newBuilder().setMode(PropagationMode.PROPAGATION_MODE_REMOTE)).build(),
+                        .setReplication(ReplicationSettings.newBuilder().setMode(PropagationMode.PROPAGATION_MODE_REMOTE)
+                                .setPull(PullMode.PULL_MODE_OFF)).build(),
                 DeleteImageRequest.newBuilder().setName("vm2").build());
     }
 

@@ -131,7 +131,8 @@ final class ChildProcess implements AutoCloseable {
         }
     }
 
-    private void closeStdin() {
+    /** Ends the process's input: a script that waits for it to end goes on. */
+    void closeStdin() {
         try {
             process.getOutputStream().close();
         } catch (IOException e) {

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalDouble;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -136,11 +137,19 @@ final class TestingSite implements AutoCloseable {
 
     /** The value of one sample, e.g. {@code heliotrope_nbd_connections}. */
     double metric(String sample) {
+        return sample(sample).orElseThrow(() -> new AssertionError("no sample " + sample + " at " + metricsUrl));
+    }
+
+    /** As {@link #metric}, 0 when the site has no such sample yet (a counter made on its first use). */
+    double metricOrZero(String sample) {
+        return sample(sample).orElse(0);
+    }
+
+    private OptionalDouble sample(String sample) {
         return metrics().lines()
                 .filter(line -> line.startsWith(sample + " "))
-                .map(line -> Double.parseDouble(line.substring(sample.length() + 1).strip()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no sample " + sample + " at " + metricsUrl));
+                .mapToDouble(line -> Double.parseDouble(line.substring(sample.length() + 1).strip()))
+                .findFirst();
     }
 
     /** SIGKILL: no shutdown hook runs, nothing is flushed that was not already durable. */

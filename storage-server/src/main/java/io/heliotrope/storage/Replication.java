@@ -19,6 +19,8 @@ import static java.util.Objects.requireNonNull;
  * @param budgetBytesPerDay the most pushes may send in a day; 0 for no budget
  * @param transitions for each site, the chance that the image's VM moves from it to each
  *        site (a row sums to 1); a site without a row has no proactive pushes
+ * @param pull whether a site that opens the image for write pulls the blocks it lacks in the
+ *        background (DESIGN.md section 4); {@link #defaultPull} unless set
  */
 public record Replication(
         Mode mode,
@@ -28,17 +30,30 @@ public record Replication(
         int syncCopies,
         long bandwidthBytesPerSecond,
         long budgetBytesPerDay,
-        Map<String, Map<String, Double>> transitions) {
+        Map<String, Map<String, Double>> transitions,
+        boolean pull) {
     public static final double DEFAULT_K = 1000;
     public static final double DEFAULT_S = 1;
     public static final int DEFAULT_SYNC_COPIES = 1;
 
     /** An image of a site without a controller: there is nowhere to replicate to. */
-    public static final Replication LOCAL = new Replication(Mode.ON_DEMAND, DEFAULT_K, DEFAULT_S, "", 0, 0, 0, Map.of());
+    public static final Replication LOCAL = new Replication(Mode.ON_DEMAND, DEFAULT_K, DEFAULT_S, "", 0, 0, 0, Map.of(), false);
 
-    /** What an image has when nothing was chosen: proactive, with no table (so no pushes yet). */
+    /**
+     * What an image has when nothing was chosen: proactive and pulled. With no table here; the
+     * controller gives a site with no row of its own the fleet's default row (DESIGN.md section 6).
+     */
     public static Replication defaults(String home) {
-        return new Replication(Mode.PROACTIVE, DEFAULT_K, DEFAULT_S, home, DEFAULT_SYNC_COPIES, 0, 0, Map.of());
+        return new Replication(Mode.PROACTIVE, DEFAULT_K, DEFAULT_S, home, DEFAULT_SYNC_COPIES, 0, 0, Map.of(), defaultPull(Mode.PROACTIVE));
+    }
+
+    /**
+     * Whether a new holder of an image of this mode pulls what it lacks when nothing was set:
+     * yes for proactive (it promises cheap moves) and sync (a new holder after a failover lacks
+     * little), no for on-demand (a block moves when it is read elsewhere) and remote (no copies).
+     */
+    public static boolean defaultPull(Mode mode) {
+        return mode == Mode.PROACTIVE || mode == Mode.SYNC;
     }
 
     public Replication {
@@ -54,7 +69,12 @@ public record Replication(
 
     /** These settings with another mode. */
     public Replication withMode(Mode other) {
-        return new Replication(other, k, s, home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, transitions);
+        return new Replication(other, k, s, home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, transitions, pull);
+    }
+
+    /** These settings with the background pull on or off. */
+    public Replication withPull(boolean on) {
+        return new Replication(mode, k, s, home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, transitions, on);
     }
 
     /** The row of {@code site}: where the image's VM goes next from there; empty when the table has no row for it. */

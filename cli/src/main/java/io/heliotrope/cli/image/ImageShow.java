@@ -7,20 +7,26 @@ import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.ImageStatus;
 import io.heliotrope.proto.controller.v1.Lease;
+import io.heliotrope.proto.controller.v1.PullMode;
 import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.controller.v1.SiteHealth;
 import io.heliotrope.proto.controller.v1.SiteImageState;
 import io.heliotrope.proto.controller.v1.TransitionCount;
+import io.heliotrope.proto.storage.v1.PullState;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
 
+import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import static io.heliotrope.cli.print.Sizes.format;
+import static java.nio.charset.StandardCharsets.UTF_8;
 
 /** {@code helio image show} under a controller: an image as the catalog has it, merged with what each site reports. */
 final class ImageShow {
@@ -51,12 +57,14 @@ final class ImageShow {
         for (TransitionCount move : image.getObservedMovesList()) {
             out.printf("  %s -> %s: %d%n", move.getFromSite(), move.getToSite(), move.getMoves());
         }
-        out.println("transitions in use (a hint row weighs as much as 10 observed moves):");
-        Transitions.print(out, image.getTransitions());
+        out.println("transitions in use (a hint row weighs as much as 10 observed moves; a site with neither has the fleet's default row):");
+        transitionsInUse(image, out);
         out.println("sites, in blocks of " + format(image.getBlockSize()) + ":");
         sites(cluster, clusterImage, out);
         out.println("  (current: the block's latest version is there; dirty: written there, not yet flushed to the controller;");
-        out.println("  queued: waiting there to be pushed to other sites, lag: how long the oldest has waited)");
+        out.println("  queued: waiting there to be pushed to other sites, lag: how long the oldest has waited;");
+        out.println("  elsewhere: where it is open for writing, blocks whose latest version is only at other sites;");
+        out.println("  pull: what the background pull there does about them)");
         out.println("  blocks whose latest version is zero: " + status.getZeroBlocks());
     }
 
@@ -68,7 +76,7 @@ final class ImageShow {
         TreeSet<String> names = new TreeSet<>(health.keySet());
         names.addAll(current.keySet());
         long blockSize = image.getStatus().getConfig().getBlockSize();
-        Table table = new Table("<>>>>>>", "SITE", "CURRENT", "ALLOCATED", "DIRTY", "QUEUED", "LAG", "CONNECTIONS");
+        Table table = new Table("<>>>>>>><", "SITE", "CURRENT", "ALLOCATED", "DIRTY", "QUEUED", "LAG", "CONNECTIONS", "ELSEWHERE", "PULL");
         for (String name : names) {
             SiteHealth site = health.get(name);
             boolean up = site != null && site.getUp();
@@ -77,17 +85,48 @@ final class ImageShow {
             // A site that answers without a status (an older one) has nothing to show; one that reports no copy holds none.
             if (up && site.hasStatus()) {
                 table.add(label, current.getOrDefault(name, 0L), format(here.getAllocatedBlocks() * blockSize), here.getDirtyBlocks(),
-                        here.getQueuedBlocks(), here.getQueuedBlocks() == 0 ? "-" : Ages.format(here.getOldestQueuedMillis()), here.getConnections());
+                        here.getQueuedBlocks(), here.getQueuedBlocks() == 0 ? "-" : Ages.format(here.getOldestQueuedMillis()), here.getConnections(),
+                        open(here) ? here.getElsewhereBlocks() : "-", pull(here));
             } else {
-                table.add(label, current.getOrDefault(name, 0L), "-", "-", "-", "-", "-");
+                table.add(label, current.getOrDefault(name, 0L), "-", "-", "-", "-", "-", "-", "-");
             }
         }
         table.print(out, "  ");
     }
 
+    /** Whether the image is open for writing at the site: then it reports its pull, off or not. */
+    private static boolean open(SiteImageStatus image) {
+        return image.getPullState() != PullState.PULL_STATE_UNSPECIFIED;
+    }
+
+    /** What the site's pull does: {@code running 80.3 MiB/s}, {@code done}, ...; "-" where the image is not open for writing. */
+    private static String pull(SiteImageStatus image) {
+        return switch (image.getPullState()) {
+            case PULL_STATE_RUNNING -> "running " + format(image.getPullBytesPerSecond()) + "/s";
+            case PULL_STATE_UNSPECIFIED, UNRECOGNIZED -> "-";
+            default -> image.getPullState().name().replace("PULL_STATE_", "").toLowerCase(Locale.ROOT);
+        };
+    }
+
+    /**
+     * The table sites use, with {@code (default)} after each row that is the fleet's default.
+     * {@link Transitions#print} writes a header line, then one line per site in the table's order.
+     */
+    private static void transitionsInUse(ImageConfig image, PrintStream out) {
+        ByteArrayOutputStream table = new ByteArrayOutputStream();
+        Transitions.print(new PrintStream(table, true, UTF_8), image.getTransitions());
+        List<String> lines = table.toString(UTF_8).lines().toList();
+        for (int i = 0; i < lines.size(); i++) {
+            boolean defaulted = i > 0 && image.getDefaultRowsList().contains(image.getTransitions().getSites(i - 1));
+            out.println(lines.get(i) + (defaulted ? "  (default)" : ""));
+        }
+    }
+
     /** The replication settings, one per line. */
     static void replication(ImageConfig image, PrintStream out) {
         out.println("mode:        " + ReplicationOptions.mode(image) + " (K " + number(image.getKFactor()) + ", S " + number(image.getSRatio()) + ")");
+        out.println("pull:        " + (image.getPulls() ? "on" : "off")
+                + (image.getPull() == PullMode.PULL_MODE_UNSPECIFIED ? " (default of " + ReplicationOptions.mode(image) + ")" : ""));
         out.println("home:        " + (image.getHome().isEmpty() ? "none yet (the first site to open it for writing)" : image.getHome()));
         out.println("sync copies: " + image.getSyncCopies());
         out.println("bandwidth:   " + (image.getBandwidthBytesPerSecond() == 0 ? "no cap" : format(image.getBandwidthBytesPerSecond()) + "/s"));

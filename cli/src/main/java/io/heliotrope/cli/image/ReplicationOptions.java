@@ -6,6 +6,7 @@ import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ImageConfig;
 import io.heliotrope.proto.controller.v1.PropagationMode;
+import io.heliotrope.proto.controller.v1.PullMode;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.TransitionTable;
 import picocli.CommandLine.ITypeConverter;
@@ -58,9 +59,16 @@ final class ReplicationOptions {
             + "a hint row weighs as much as 10 observed moves from its site.")
     TransitionTable transitions;
 
+    @Option(names = "--pull", paramLabel = "on|off", converter = Pull.Converter.class, description =
+            "Whether a site that opens the image for writing fetches the blocks it lacks from the other sites in the background, "
+            + "hottest first, so that reads soon after a move are local (default: on for proactive and sync, off for on-demand; "
+            + "a remote image is never pulled).")
+    Pull pull;
+
     /** Whether any setting was given. */
     boolean any() {
-        return mode != null || home != null || syncCopies != null || k != null || s != null || bandwidth != null || budget != null || transitions != null;
+        return mode != null || home != null || syncCopies != null || k != null || s != null || bandwidth != null || budget != null
+                || transitions != null || pull != null;
     }
 
     /** Fails when settings were given to a standalone site, which has no catalog to keep them. */
@@ -101,11 +109,33 @@ final class ReplicationOptions {
         if (transitions != null) {
             settings.setTransitions(transitions);
         }
+        if (pull != null) {
+            settings.setPull(pull.proto);
+        }
         return settings.build();
     }
 
     static String mode(ImageConfig image) {
         return image.getMode().name().replace("PROPAGATION_MODE_", "").replace('_', '-').toLowerCase(Locale.ROOT);
+    }
+
+    /** The background pull as written on the command line. */
+    enum Pull {
+        ON(PullMode.PULL_MODE_ON),
+        OFF(PullMode.PULL_MODE_OFF);
+
+        final PullMode proto;
+
+        Pull(PullMode proto) {
+            this.proto = proto;
+        }
+
+        static final class Converter implements ITypeConverter<Pull> {
+            @Override
+            public Pull convert(String value) {
+                return named(Pull.class, value, "invalid pull '" + value + "': use on or off");
+            }
+        }
     }
 
     /** Propagation modes as written on the command line. */
@@ -124,12 +154,17 @@ final class ReplicationOptions {
         static final class Converter implements ITypeConverter<Mode> {
             @Override
             public Mode convert(String value) {
-                try {
-                    return Mode.valueOf(value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
-                } catch (IllegalArgumentException e) {
-                    throw new TypeConversionException("invalid mode '" + value + "': use proactive, on-demand, sync or remote");
-                }
+                return named(Mode.class, value, "invalid mode '" + value + "': use proactive, on-demand, sync or remote");
             }
+        }
+    }
+
+    /** The constant of {@code type} that {@code value} names, in any case, with '-' for '_'; else a usage mistake saying {@code refusal}. */
+    private static <E extends Enum<E>> E named(Class<E> type, String value, String refusal) {
+        try {
+            return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new TypeConversionException(refusal);
         }
     }
 }

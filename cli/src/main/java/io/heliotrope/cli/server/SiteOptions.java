@@ -2,6 +2,7 @@ package io.heliotrope.cli.server;
 
 import io.heliotrope.cli.print.DurationConverter;
 import io.heliotrope.cli.print.Sizes;
+import io.heliotrope.storage.pull.PullOrder;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.SiteConfigLoader;
 import picocli.CommandLine.Option;
@@ -72,6 +73,16 @@ public final class SiteOptions {
             description = "TCP connections to each other site; one carries at most its window per round trip (default: 4).")
     Integer peerConnections;
 
+    @Option(names = "--peer-bulk-connections", paramLabel = "N",
+            description = "More TCP connections to each other site that carry only background pulls, so that reads never queue behind "
+                    + "them (default: " + SiteConfig.DEFAULT_PEER_BULK_CONNECTIONS + ").")
+    Integer peerBulkConnections;
+
+    @Option(names = "--pull-order", paramLabel = "ORDER",
+            description = "The order in which a new holder pulls the blocks it lacks: heat (the neighbours of its own misses, then what "
+                    + "the previous holder used most, then the rest) or block (block order) (default: heat).")
+    PullOrder pullOrder;
+
     @Option(names = "--migration-port", paramLabel = "PORT",
             description = "The first port incoming live migrations listen on (default: " + SiteConfig.DEFAULT_MIGRATION_PORT + ").")
     Integer migrationPort;
@@ -122,6 +133,8 @@ public final class SiteOptions {
         overrides.put("qemu", qemu);
         overrides.put("vmMemoryBytes", vmMemoryBytes);
         overrides.put("intraSiteRtt", intraSiteRtt);
+        overrides.put("peerBulkConnections", peerBulkConnections);
+        overrides.put("pullOrder", pullOrder);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

@@ -2,6 +2,7 @@ package io.heliotrope.cli.image;
 
 import io.heliotrope.cli.Helio;
 import io.heliotrope.proto.controller.v1.PropagationMode;
+import io.heliotrope.proto.controller.v1.PullMode;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -15,14 +16,28 @@ class TestReplicationOptions {
     @Test
     void onlyTheOptionsGivenAreSet() {
         ImageCommand.Set set = new ImageCommand.Set();
-        new CommandLine(set).parseArgs("vm", "--mode", "on-demand", "--k", "0.5", "--bandwidth", "100M", "--transitions", "a:b=1");
+        new CommandLine(set).parseArgs("vm", "--mode", "on-demand", "--k", "0.5", "--bandwidth", "100M", "--transitions", "a:b=1", "--pull", "On");
 
         assertThat(set.replication.toProto()).isEqualTo(ReplicationSettings.newBuilder()
                 .setMode(PropagationMode.PROPAGATION_MODE_ON_DEMAND)
                 .setKFactor(0.5)
                 .setBandwidthBytesPerSecond(100L << 20)
                 .setTransitions(Transitions.parse("a:b=1"))
+                .setPull(PullMode.PULL_MODE_ON)
                 .build());
+    }
+
+    @Test
+    void thePullAloneIsASettingAndSaysItsDefaultPerMode() {
+        ImageCommand.Set set = new ImageCommand.Set();
+        CommandLine command = new CommandLine(set);
+        command.parseArgs("vm", "--pull", "off");
+
+        assertThat(set.replication.any()).isTrue();
+        assertThat(set.replication.toProto()).isEqualTo(ReplicationSettings.newBuilder().setPull(PullMode.PULL_MODE_OFF).build());
+        assertThat(command.getUsageMessage().replaceAll("\\s+", " "))
+                .contains("--pull=on|off Whether a site that opens the image for writing fetches the blocks it lacks")
+                .contains("(default: on for proactive and sync, off for on-demand; a remote image is never pulled)");
     }
 
     @Test
@@ -46,5 +61,15 @@ class TestReplicationOptions {
 
         assertThat(helio.execute("image", "set", "vm", "--transitions", "virginia")).isEqualTo(1);
         assertThat(err.toString()).startsWith("helio: Invalid value for option '--transitions': invalid transition 'virginia': use FROM:TO=P");
+    }
+
+    @Test
+    void aPullOtherThanOnOrOffIsAUsageMistake() {
+        StringWriter err = new StringWriter();
+        CommandLine helio = Helio.commandLine();
+        helio.setErr(new PrintWriter(err));
+
+        assertThat(helio.execute("image", "create", "vm", "--size", "1M", "--pull", "later")).isEqualTo(1);
+        assertThat(err.toString()).startsWith("helio: Invalid value for option '--pull': invalid pull 'later': use on or off");
     }
 }

@@ -124,9 +124,9 @@ public final class ImageCatalog {
     /** Changes the replication settings by compare-and-set on the config; returns the config as written. */
     public ImageConfig set(String name, ReplicationUpdate update) {
         ImageConfig config = update(name, current -> current.with(update));
-        log.info("{}: replication now {}, K {}, S {}, home '{}', {} sync copies, cap {} B/s, budget {} B/day, hint {}", name, config.mode(),
+        log.info("{}: replication now {}, K {}, S {}, home '{}', {} sync copies, cap {} B/s, budget {} B/day, pull {}, hint {}", name, config.mode(),
                 config.k(), config.s(), config.home(), config.syncCopies(), config.bandwidthBytesPerSecond(), config.budgetBytesPerDay(),
-                config.transitions());
+                config.pull(), config.transitions());
         return config;
     }
 

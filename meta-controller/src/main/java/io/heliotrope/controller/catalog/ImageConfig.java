@@ -21,8 +21,10 @@ import static java.util.Objects.requireNonNullElse;
  * <p>{@code transitions} is the hint given at creation or since; the table sites use blends
  * it with the observed lease moves ({@link CatalogImage#transitions()}). {@code home} is
  * empty until the first write open, whose site becomes the home unless one was chosen.
+ * {@code pull} is the background pull as set ({@link #pulls()} as it applies).
  * A config from before these settings reads with their defaults: integer K and S read as
- * real numbers, a missing home as none, {@code syncCopies} 0 as 1, no cap, no budget.
+ * real numbers, a missing home as none, {@code syncCopies} 0 as 1, no cap, no budget, the
+ * pull unspecified.
  */
 public record ImageConfig(
         String name,
@@ -37,7 +39,8 @@ public record ImageConfig(
         String home,
         int syncCopies,
         long bandwidthBytesPerSecond,
-        long budgetBytesPerDay) {
+        long budgetBytesPerDay,
+        PullMode pull) {
     public static final int BLOCK_SIZE = 4096;
     public static final double DEFAULT_K = 1000;
     public static final double DEFAULT_S = 1;
@@ -50,6 +53,7 @@ public record ImageConfig(
         requireNonNull(mode, "mode is null");
         requireNonNull(transitions, "transitions is null");
         home = requireNonNullElse(home, "");
+        pull = requireNonNullElse(pull, PullMode.UNSPECIFIED);
         syncCopies = syncCopies == 0 ? DEFAULT_SYNC_COPIES : syncCopies;
         if (!home.isEmpty()) {
             Names.site(home);
@@ -63,11 +67,15 @@ public record ImageConfig(
             throw invalid(name, "bandwidth cap and daily budget must be >= 0 (0: none), not "
                     + Long.toUnsignedString(bandwidthBytesPerSecond) + " and " + Long.toUnsignedString(budgetBytesPerDay));
         }
+        if (mode == PropagationMode.REMOTE && pull == PullMode.ON) {
+            throw invalid(name, "a remote image keeps no copies away from its home, so it cannot be pulled: "
+                    + "turn its pull off or choose another mode");
+        }
     }
 
     public ImageConfig withUuid(UUID uuid) {
         return new ImageConfig(name, sizeBytes, blockSize, createdEpochMillis, mode, k, s, transitions, requireNonNull(uuid, "uuid is null"),
-                home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay);
+                home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, pull);
     }
 
     /** The same image with the replication settings {@code update} sets; validated again. */
@@ -81,7 +89,22 @@ public record ImageConfig(
                 requireNonNullElse(update.home(), home),
                 requireNonNullElse(update.syncCopies(), syncCopies),
                 requireNonNullElse(update.bandwidthBytesPerSecond(), bandwidthBytesPerSecond),
-                requireNonNullElse(update.budgetBytesPerDay(), budgetBytesPerDay));
+                requireNonNullElse(update.budgetBytesPerDay(), budgetBytesPerDay),
+                requireNonNullElse(update.pull(), pull));
+    }
+
+    /**
+     * Whether a site that opens the image for write pulls the blocks it lacks: as set, else
+     * the mode's default (DESIGN.md section 4): on for proactive (it promises cheap moves) and
+     * sync (after a failover the new holder lacks little), off for on-demand (a block moves
+     * when it is read elsewhere) and remote (no copies to pull into).
+     */
+    public boolean pulls() {
+        return switch (pull) {
+            case ON -> true;
+            case OFF -> false;
+            case UNSPECIFIED -> mode == PropagationMode.PROACTIVE || mode == PropagationMode.SYNC;
+        };
     }
 
     /** The number of blocks; valid block indexes are below it. */

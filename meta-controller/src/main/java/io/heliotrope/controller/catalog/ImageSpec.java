@@ -12,7 +12,7 @@ import static java.util.Objects.requireNonNullElse;
 /**
  * What a caller asks to create. Replication settings it leaves unset take the defaults
  * (DESIGN.md section 6): proactive, K = 1000, S = 1, 1 sync copy, no cap, no budget, no
- * table, and as home the first site that opens the image for writing.
+ * table, the pull as the mode has it, and as home the first site that opens the image for writing.
  */
 public record ImageSpec(String name, long sizeBytes, ReplicationUpdate replication) {
     /** Large enough for any disk we expect, small enough that byte offsets never overflow. */
@@ -34,6 +34,6 @@ public record ImageSpec(String name, long sizeBytes, ReplicationUpdate replicati
     public ImageConfig toConfig(long createdEpochMillis, UUID uuid) {
         return new ImageConfig(name, sizeBytes, ImageConfig.BLOCK_SIZE, createdEpochMillis, PropagationMode.PROACTIVE,
                 ImageConfig.DEFAULT_K, ImageConfig.DEFAULT_S, TransitionTable.EMPTY, requireNonNull(uuid, "uuid is null"),
-                "", ImageConfig.DEFAULT_SYNC_COPIES, 0, 0).with(replication);
+                "", ImageConfig.DEFAULT_SYNC_COPIES, 0, 0, PullMode.UNSPECIFIED).with(replication);
     }
 }

@@ -6,7 +6,8 @@ import io.heliotrope.error.HeliotropeException;
 /**
  * Replication settings a caller gives, at creation or later: each null one keeps its value
  * (at creation, its default). {@link ImageConfig} checks the values; this refuses only an
- * explicit 0 sync copies, which a config reads as the default.
+ * explicit 0 sync copies, which a config reads as the default. A {@code pull} of
+ * {@link PullMode#UNSPECIFIED} (not null) goes back to the mode's default.
  */
 public record ReplicationUpdate(
         PropagationMode mode,
@@ -16,12 +17,13 @@ public record ReplicationUpdate(
         Integer syncCopies,
         Long bandwidthBytesPerSecond,
         Long budgetBytesPerDay,
-        TransitionTable transitions) {
-    public static final ReplicationUpdate NONE = new ReplicationUpdate(null, null, null, null, null, null, null, null);
+        TransitionTable transitions,
+        PullMode pull) {
+    public static final ReplicationUpdate NONE = new ReplicationUpdate(null, null, null, null, null, null, null, null, null);
 
     /** Sets the home only. */
     public static ReplicationUpdate home(String site) {
-        return new ReplicationUpdate(null, null, null, site, null, null, null, null);
+        return new ReplicationUpdate(null, null, null, site, null, null, null, null, null);
     }
 
     public ReplicationUpdate {

@@ -13,6 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
+import static java.util.Objects.requireNonNull;
 import static java.util.Objects.requireNonNullElse;
 
 /**
@@ -92,6 +93,40 @@ public record TransitionTable(List<String> sites, List<Double> probabilities) {
             }
         }
         return new TransitionTable(all, blended);
+    }
+
+    /**
+     * This table with the row of {@code prior} (DESIGN.md section 6) for each site that has
+     * none here but one there: a row with a hint or an observed move stays as it is. The
+     * sites are this table's, then the prior's others in its order.
+     */
+    public Filled withDefaultRows(TransitionTable prior) {
+        LinkedHashSet<String> union = new LinkedHashSet<>(sites);
+        union.addAll(prior.sites());
+        List<String> all = List.copyOf(union);
+        List<Double> filled = new ArrayList<>(all.size() * all.size());
+        List<String> defaulted = new ArrayList<>();
+        for (String from : all) {
+            Map<String, Double> row = row(from);
+            if (row.isEmpty()) {
+                row = prior.row(from);
+                if (!row.isEmpty()) {
+                    defaulted.add(from);
+                }
+            }
+            for (String to : all) {
+                filled.add(row.getOrDefault(to, 0.0));
+            }
+        }
+        return new Filled(new TransitionTable(all, filled), defaulted);
+    }
+
+    /** A table in use, and the sites whose row in it is the fleet's default. */
+    public record Filled(TransitionTable table, List<String> defaultRows) {
+        public Filled {
+            requireNonNull(table, "table is null");
+            defaultRows = List.copyOf(defaultRows);
+        }
     }
 
     private static HeliotropeException invalid(String reason) {

@@ -4,6 +4,7 @@ import io.heliotrope.controller.catalog.CatalogImage;
 import io.heliotrope.controller.catalog.ImageConfig;
 import io.heliotrope.controller.catalog.ImageSpec;
 import io.heliotrope.controller.catalog.PropagationMode;
+import io.heliotrope.controller.catalog.PullMode;
 import io.heliotrope.controller.catalog.ReplicationUpdate;
 import io.heliotrope.controller.catalog.TransitionTable;
 import io.heliotrope.controller.lease.Lease;
@@ -67,11 +68,13 @@ public final class ControllerProtos {
                 proto.hasSyncCopies() ? proto.getSyncCopies() : null,
                 proto.hasBandwidthBytesPerSecond() ? proto.getBandwidthBytesPerSecond() : null,
                 proto.hasBudgetBytesPerDay() ? proto.getBudgetBytesPerDay() : null,
-                proto.hasTransitions() ? transitions(proto.getTransitions()) : null);
+                proto.hasTransitions() ? transitions(proto.getTransitions()) : null,
+                proto.hasPull() ? pull(proto.getPull()) : null);
     }
 
     static io.heliotrope.proto.controller.v1.ImageConfig toProto(CatalogImage image) {
         ImageConfig config = image.config();
+        TransitionTable.Filled transitions = image.transitions();
         io.heliotrope.proto.controller.v1.ImageConfig.Builder proto = io.heliotrope.proto.controller.v1.ImageConfig.newBuilder()
                 .setName(config.name())
                 .setSizeBytes(config.sizeBytes())
@@ -84,9 +87,12 @@ public final class ControllerProtos {
                 .setSyncCopies(config.syncCopies())
                 .setBandwidthBytesPerSecond(config.bandwidthBytesPerSecond())
                 .setBudgetBytesPerDay(config.budgetBytesPerDay())
-                .setTransitions(toProto(image.transitions()))
+                .setTransitions(toProto(transitions.table()))
+                .addAllDefaultRows(transitions.defaultRows())
                 .setTransitionHint(toProto(config.transitions()))
-                .setUuid(config.uuid().toString());
+                .setUuid(config.uuid().toString())
+                .setPull(toProto(config.pull()))
+                .setPulls(config.pulls());
         image.moves().counts().forEach((from, row) -> row.forEach((to, moves) ->
                 proto.addObservedMoves(TransitionCount.newBuilder().setFromSite(from).setToSite(to).setMoves(moves))));
         return proto.build();
@@ -224,6 +230,25 @@ public final class ControllerProtos {
             case SYNC -> io.heliotrope.proto.controller.v1.PropagationMode.PROPAGATION_MODE_SYNC;
             case ON_DEMAND -> io.heliotrope.proto.controller.v1.PropagationMode.PROPAGATION_MODE_ON_DEMAND;
             case PROACTIVE -> io.heliotrope.proto.controller.v1.PropagationMode.PROPAGATION_MODE_PROACTIVE;
+        };
+    }
+
+    /** As set; unspecified (given, not left unset) goes back to the mode's default. */
+    private static PullMode pull(io.heliotrope.proto.controller.v1.PullMode pull) {
+        return switch (pull) {
+            case PULL_MODE_UNSPECIFIED -> PullMode.UNSPECIFIED;
+            case PULL_MODE_ON -> PullMode.ON;
+            case PULL_MODE_OFF -> PullMode.OFF;
+            case UNRECOGNIZED -> throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT,
+                    "unknown pull mode " + pull + ": use PULL_MODE_ON, _OFF or _UNSPECIFIED (the mode's default)");
+        };
+    }
+
+    private static io.heliotrope.proto.controller.v1.PullMode toProto(PullMode pull) {
+        return switch (pull) {
+            case UNSPECIFIED -> io.heliotrope.proto.controller.v1.PullMode.PULL_MODE_UNSPECIFIED;
+            case ON -> io.heliotrope.proto.controller.v1.PullMode.PULL_MODE_ON;
+            case OFF -> io.heliotrope.proto.controller.v1.PullMode.PULL_MODE_OFF;
         };
     }
 

@@ -8,6 +8,8 @@ import io.heliotrope.controller.catalog.ImageConfig;
 import io.heliotrope.controller.catalog.ImageSpec;
 import io.heliotrope.controller.catalog.PropagationMode;
 import io.heliotrope.controller.catalog.ReplicationUpdate;
+import io.heliotrope.controller.catalog.SitePrior;
+import io.heliotrope.controller.catalog.TransitionTable;
 import io.heliotrope.controller.lease.Lease;
 import io.heliotrope.controller.lease.LeaseManager;
 import io.heliotrope.controller.lease.LeaseManager.Acquisition;
@@ -57,6 +59,8 @@ public final class ControllerService {
     public static final int MAX_FLUSH_ENTRIES = 1 << 23;
     /** The longest a write open may wait for another site's lease. */
     public static final Duration MAX_OPEN_WAIT = Duration.ofMinutes(10);
+    /** How long the fleet's default rows are kept before they are counted again from every image's moves. */
+    public static final Duration PRIOR_TTL = Duration.ofSeconds(30);
 
     private final SiteRegistry sites;
     private final ImageCatalog catalog;
@@ -66,6 +70,9 @@ public final class ControllerService {
     private final ExecutorService executor;
     private final Executor background;
     private final ControllerMetrics metrics;
+    private final Clock clock;
+    /** The fleet's default rows and when they were counted; null until first needed and after a site registers. */
+    private volatile Prior prior;
 
     public ControllerService(ZooKeeperStore zk, ControllerServiceConfig config, Clock clock, ExecutorService executor, Executor background,
             ControllerMetrics metrics) {
@@ -81,10 +88,15 @@ public final class ControllerService {
         this.rtt = new RttStore(zk, layout, clock);
         this.executor = requireNonNull(executor, "executor is null");
         this.background = requireNonNull(background, "background is null");
+        this.clock = clock;
     }
 
     public CompletableFuture<Site> registerSite(Site site) {
-        return async(() -> sites.register(site));
+        return async(() -> {
+            Site registered = sites.register(site);
+            prior = null;
+            return registered;
+        });
     }
 
     public CompletableFuture<List<Site>> listSites() {
@@ -100,7 +112,10 @@ public final class ControllerService {
     }
 
     public CompletableFuture<List<CatalogImage>> listImages() {
-        return async(catalog::list);
+        return async(() -> {
+            TransitionTable fleet = prior();
+            return catalog.list().stream().map(image -> image.withPrior(fleet)).toList();
+        });
     }
 
     /** Changes an image's replication settings; sites apply them from their next open. */
@@ -169,7 +184,7 @@ public final class ControllerService {
         if (mode == OpenMode.READ) {
             return async(() -> {
                 sites.require(site);
-                return opened(leases.read(image).value(), catalog.image(image), cachedMetaSeq);
+                return opened(leases.read(image).value(), image(image), cachedMetaSeq);
             });
         }
         return openForWrite(image, site, cachedMetaSeq, wait, System.nanoTime());
@@ -183,7 +198,7 @@ public final class ControllerService {
         }).thenCompose(acquired -> {
             if (acquired instanceof Acquisition.Granted granted) {
                 // Read under the lease, which an image cannot be removed while held: the identity is of the image the lease is of.
-                return async(() -> opened(granted.lease(), catalog.claimHome(image, site), cachedMetaSeq));
+                return async(() -> opened(granted.lease(), catalog.claimHome(image, site).withPrior(prior()), cachedMetaSeq));
             }
             Acquisition.Held held = (Acquisition.Held) acquired;
             if (left <= 0) {
@@ -218,9 +233,9 @@ public final class ControllerService {
             sites.require(site);
             Lease lease = (left > 0 ? leases.readWatched(image, changed) : leases.read(image)).value();
             if (lease.holder().equals(site)) {
-                return Optional.of(opened(lease, catalog.image(image), cachedMetaSeq));
+                return Optional.of(opened(lease, image(image), cachedMetaSeq));
             }
-            return left > 0 ? Optional.<OpenedImage>empty() : Optional.of(new OpenedImage(lease, catalog.image(image), Changes.none(cachedMetaSeq)));
+            return left > 0 ? Optional.<OpenedImage>empty() : Optional.of(new OpenedImage(lease, image(image), Changes.none(cachedMetaSeq)));
         }).thenCompose(found -> found.map(CompletableFuture::completedFuture).orElseGet(() -> changed
                 .completeOnTimeout(null, left, TimeUnit.NANOSECONDS)
                 .thenCompose(ignored -> awaitHolder(image, site, cachedMetaSeq, wait, start))));
@@ -339,9 +354,31 @@ public final class ControllerService {
         Lease lease = leases.read(name).value();
         MetadataLog.MetaView view = metadata.view(name, config.createZxid());
         ImageView.Counts counts = view.view().counts();
-        return new ImageStatus(catalog.image(name), lease, view.meta().metaSeq(), view.meta().snapshotSeq(),
+        return new ImageStatus(image(name), lease, view.meta().metaSeq(), view.meta().snapshotSeq(),
                 counts.currentBlocks(), counts.zeroBlocks(), view.meta().metadataBytes());
     }
+
+    /** The image as the catalog has it, with the fleet's default rows. */
+    private CatalogImage image(String name) {
+        return catalog.image(name).withPrior(prior());
+    }
+
+    /**
+     * The fleet's default rows ({@link SitePrior}), counted again from the registered sites and
+     * every image's moves once {@link #PRIOR_TTL} passed: a catalog read, kept off every open.
+     */
+    private TransitionTable prior() {
+        long now = clock.millis();
+        Prior cached = prior;
+        if (cached == null || now - cached.countedMillis() >= PRIOR_TTL.toMillis() || now < cached.countedMillis()) {
+            cached = new Prior(SitePrior.of(sites.list().stream().map(Site::name).toList(),
+                    catalog.list().stream().map(CatalogImage::moves).toList()), now);
+            prior = cached;
+        }
+        return cached.table();
+    }
+
+    private record Prior(TransitionTable table, long countedMillis) {}
 
     private void afterCommit(Flush flush, long incarnation, Flushed flushed) {
         try {

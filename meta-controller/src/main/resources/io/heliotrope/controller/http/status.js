@@ -182,9 +182,12 @@ function imageSites(image, siteNames) {
     ['connections', s => s.connections],
     ['pushed-bytes', s => bytes(Number(s.pushedBytes))],
     ['fetched-bytes', s => bytes(Number(s.fetchedBytes))],
+    ['elsewhere-blocks', s => openForWrite(s) ? s.elsewhereBlocks : '–'],
+    ['pull', pull],
   ];
   return el('table', {class: 'image-sites'},
-    el('tr', {}, ...['site', 'current blocks', 'allocated blocks', 'dirty blocks', 'queued blocks', 'oldest queued', 'connections', 'pushed', 'fetched']
+    el('tr', {}, ...['site', 'current blocks', 'allocated blocks', 'dirty blocks', 'queued blocks', 'oldest queued', 'connections', 'pushed', 'fetched',
+      'elsewhere blocks', 'pull']
       .map(name => el('th', {}, name))),
     ...siteNames.map(site => {
       const s = reported.get(site);
@@ -193,6 +196,20 @@ function imageSites(image, siteNames) {
         number('current-blocks', current.get(site) || '0'),
         ...columns.map(([field, value]) => number(field, s ? value(s) : '–')));
     }));
+}
+
+// A site where the image is open for writing reports its background pull, off or not.
+function openForWrite(s) {
+  return Boolean(s.pullState) && s.pullState !== 'PULL_STATE_UNSPECIFIED';
+}
+
+// What the site's background pull does: 'running 84.2 MiB/s', 'done', 'off', 'waiting', 'stopped'; '–' where the image is not open for writing.
+function pull(s) {
+  if (!openForWrite(s)) {
+    return '–';
+  }
+  const state = s.pullState.replace('PULL_STATE_', '').toLowerCase();
+  return state === 'running' ? state + ' ' + bytes(Number(s.pullBytesPerSecond)) + '/s' : state;
 }
 
 function renderTraffic(sites, now) {

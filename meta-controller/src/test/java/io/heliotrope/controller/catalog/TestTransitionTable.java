@@ -48,4 +48,32 @@ class TestTransitionTable {
         assertThat(moves.from("c")).containsExactly(Map.entry("a", 89L));
         assertThat(HINT.blend(moves).row("a")).containsExactly(Map.entry("a", 0.01), Map.entry("b", 0.09), Map.entry("c", 0.9));
     }
+
+    @Test
+    void aSiteWithoutARowGetsThePriorsAndOnlyThatSite() {
+        TransitionTable prior = SitePrior.of(List.of("a", "b", "c"), List.of());
+        LeaseMoves moves = new LeaseMoves("a", Map.of("c", Map.of("a", 1L)));
+
+        TransitionTable.Filled filled = HINT.blend(moves).withDefaultRows(prior);
+
+        assertThat(filled.table().sites()).containsExactly("a", "b", "c");
+        assertThat(filled.table().row("a")).as("a hint row stays").isEqualTo(HINT.row("a"));
+        assertThat(filled.table().row("c")).as("an observed row stays").containsExactly(Map.entry("a", 1.0));
+        assertThat(filled.table().row("b")).containsExactly(Map.entry("a", 0.5), Map.entry("c", 0.5));
+        assertThat(filled.defaultRows()).containsExactly("b");
+    }
+
+    @Test
+    void aRowStayingPutIsARowAndAPriorWithoutARowFillsNothing() {
+        TransitionTable stay = new TransitionTable(List.of("a", "b"), List.of(1.0, 0.0, 0.0, 0.0));
+
+        TransitionTable.Filled filled = stay.withDefaultRows(SitePrior.of(List.of("a", "b"), List.of()));
+
+        assertThat(filled.table().row("a")).containsExactly(Map.entry("a", 1.0));
+        assertThat(filled.table().row("b")).containsExactly(Map.entry("a", 1.0));
+        assertThat(filled.defaultRows()).containsExactly("b");
+        assertThat(TransitionTable.EMPTY.withDefaultRows(SitePrior.of(List.of("a"), List.of())))
+                .isEqualTo(new TransitionTable.Filled(new TransitionTable(List.of("a"), List.of(0.0)), List.of()));
+        assertThat(HINT.withDefaultRows(TransitionTable.EMPTY)).isEqualTo(new TransitionTable.Filled(HINT, List.of()));
+    }
 }

@@ -17,6 +17,7 @@ import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.controller.v1.SiteHealth;
 import io.heliotrope.proto.controller.v1.SiteImageState;
 import io.heliotrope.proto.storage.v1.PeerTraffic;
+import io.heliotrope.proto.storage.v1.PullState;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
 import io.heliotrope.proto.storage.v1.SiteStatus;
 
@@ -63,7 +64,8 @@ final class SampleCluster {
                                 .setMetaSeq(12)
                                 .addCurrentBlocks(SiteBlocks.newBuilder().setSite(VIRGINIA).setBlocks(256)))
                         .addSites(SiteImageState.newBuilder().setSite(VIRGINIA).setImage(SiteImageStatus.newBuilder()
-                                .setName(DEMO).setAllocatedBlocks(256).setQueuedBlocks(40).setOldestQueuedMillis(2500).setPushedBytes(pushed))))
+                                .setName(DEMO).setAllocatedBlocks(256).setQueuedBlocks(40).setOldestQueuedMillis(2500).setPushedBytes(pushed)
+                                .setElsewhereBlocks(12).setPullState(PullState.PULL_STATE_RUNNING).setPullBytesPerSecond(88_300_000))))
                 .build();
     }
 

@@ -75,6 +75,9 @@ class TestStatusPage {
         assertThat(browser.text(image + "tr[data-site=virginia] [data-field=oldest-queued]")).isEqualTo("2.5 s");
         assertThat(browser.text(image + "tr[data-site=taiwan] [data-field=current-blocks]")).isEqualTo("0");
         assertThat(browser.text(image + "tr[data-site=taiwan] [data-field=queued-blocks]")).as("taiwan is down: no report").isEqualTo("–");
+        assertThat(browser.text(image + "tr[data-site=virginia] [data-field=elsewhere-blocks]")).isEqualTo("12");
+        assertThat(browser.text(image + "tr[data-site=virginia] [data-field=pull]")).isEqualTo("running 84.2 MiB/s");
+        assertThat(browser.text(image + "tr[data-site=taiwan] [data-field=pull]")).isEqualTo("–");
         assertThat(browser.attributes(".strip[data-image=demo] .cell", "data-site"))
                 .containsExactly(VIRGINIA, VIRGINIA, "", TAIWAN, "", "", "", "");
         assertThat(browser.text("#traffic tr[data-from=virginia][data-to=taiwan] [data-field=pushed]")).isEqualTo("1.00 MiB");

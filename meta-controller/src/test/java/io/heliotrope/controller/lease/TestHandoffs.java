@@ -116,7 +116,7 @@ class TestHandoffs {
         assertThat(back).isEqualTo(new Lease("a", 5, 5, clock.millis() + LEASE_TTL.toMillis(), LEASE_TTL.toMillis(), "", List.of(),
                 SyncRecovery.NONE, 0, ""));
         assertThat(moves()).isEqualTo(before);
-        assertThat(await(service.getImage("vm")).image().transitions().row("a")).isEqualTo(Map.of("b", 1.0));
+        assertThat(await(service.getImage("vm")).image().transitions().table().row("a")).isEqualTo(Map.of("b", 1.0));
         assertThat(await(service.cancelHandoff("vm", "a", "b"))).isEqualTo(back);
         assertRefused(() -> controller.flush("vm", "b", 4, entries("b", 4)), ErrorCode.STALE_LEASE,
                 "image 'vm': lease epoch 4 of site b is stale: fenced by epoch 5 at site a");

@@ -72,20 +72,42 @@ class TestLeaseMoves {
     }
 
     @Test
-    void theTableSitesGetBlendsTheHintWithTheMoves() {
+    void theTableSitesGetBlendsTheHintWithTheMovesAndGivesASiteWithNeitherTheDefaultRow() {
         TransitionTable hint = new TransitionTable(List.of("a", "b"), List.of(0.0, 1.0, 0.0, 0.0));
-        await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, null, null, hint)));
+        await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, null, null, hint, null)));
         for (String site : List.of("a", "c", "a", "c")) {
             Lease lease = controller.openForWrite("vm", site);
             await(service.closeImage("vm", site, lease.epoch()));
         }
 
-        TransitionTable table = await(service.getImage("vm")).image().transitions();
+        TransitionTable.Filled filled = await(service.getImage("vm")).image().transitions();
 
+        TransitionTable table = filled.table();
         assertThat(table.sites()).containsExactly("a", "b", "c");
         assertThat(table.row("a")).containsExactly(Map.entry("b", 10 / 12.0), Map.entry("c", 2 / 12.0));
         assertThat(table.row("c")).containsExactly(Map.entry("a", 1.0));
+        assertThat(table.row("b")).as("nothing moved from b: the fleet's default").containsExactly(Map.entry("a", 0.5), Map.entry("c", 0.5));
+        assertThat(filled.defaultRows()).containsExactly("b");
         assertThat(await(service.getImage("vm")).image().config().transitions()).isEqualTo(hint);
+    }
+
+    @Test
+    void theDefaultRowLeansWhereOtherImagesMovedOnceThePriorIsCountedAgain() {
+        controller.createImage("other", 1024);
+        for (String site : List.of("a", "c")) {
+            Lease lease = controller.openForWrite("other", site);
+            await(service.closeImage("other", site, lease.epoch()));
+        }
+
+        assertThat(await(service.getImage("vm")).image().transitions().table().row("a")).as("counted before the move, kept for 30 s")
+                .containsExactly(Map.entry("b", 0.5), Map.entry("c", 0.5));
+        clock.advance(ControllerService.PRIOR_TTL);
+
+        TransitionTable.Filled filled = await(service.getImage("vm")).image().transitions();
+        assertThat(filled.table().row("a")).containsExactly(Map.entry("b", 1 / 3.0), Map.entry("c", 2 / 3.0));
+        assertThat(filled.defaultRows()).containsExactly("a", "b", "c");
+        assertThat(await(service.listImages())).as("other has a row of its own").extracting(image -> image.transitions().table().row("a").get("c"))
+                .containsExactlyInAnyOrder(2 / 3.0, 1.0);
     }
 
     @Test

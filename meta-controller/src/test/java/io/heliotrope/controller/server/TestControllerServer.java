@@ -41,6 +41,7 @@ import io.heliotrope.proto.controller.v1.OpenMode;
 import io.heliotrope.proto.controller.v1.PeerRtt;
 import io.heliotrope.proto.controller.v1.PrepareRequest;
 import io.heliotrope.proto.controller.v1.PropagationMode;
+import io.heliotrope.proto.controller.v1.PullMode;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.ReportRttRequest;
 import io.heliotrope.proto.controller.v1.RttMatrix;
@@ -263,15 +264,32 @@ class TestControllerServer {
                 .setSRatio(2.5).setSyncCopies(2).setBandwidthBytesPerSecond(1 << 20).setBudgetBytesPerDay(1L << 30)).build());
         ImageConfig opened = open("taiwan", OpenMode.OPEN_MODE_WRITE, 0).get(0).getConfig();
 
+        // Taiwan has no hint row and no move from it: the fleet's default row (DESIGN.md section 6), the one other
+        // registered site, so that its pushes go where its VM can go; before #29 an empty row meant no pushes from taiwan.
+        TransitionTable withDefault = hint.toBuilder().setProbabilities(2, 1.0).build();
         assertThat(set.getConfig()).isEqualTo(client.listImages(ListImagesRequest.getDefaultInstance()).getImages(0)
-                .toBuilder().clearObservedMoves().setTransitions(hint).build());
+                .toBuilder().clearObservedMoves().setTransitions(withDefault).build());
+        assertThat(set.getConfig().getTransitions()).isEqualTo(withDefault);
+        assertThat(set.getConfig().getDefaultRowsList()).containsExactly("taiwan");
+        assertThat(List.of(set.getConfig().getPull(), set.getConfig().getPulls())).as("on-demand does not pull unless set")
+                .containsExactly(PullMode.PULL_MODE_UNSPECIFIED, false);
         assertThat(List.of(opened.getMode(), opened.getKFactor(), opened.getSRatio(), opened.getHome(), opened.getSyncCopies(),
                 opened.getBandwidthBytesPerSecond(), opened.getBudgetBytesPerDay())).containsExactly(
                 PropagationMode.PROPAGATION_MODE_ON_DEMAND, 0.5, 2.5, "virginia", 2, 1L << 20, 1L << 30);
         assertThat(opened.getTransitionHint()).isEqualTo(hint);
         assertThat(opened.getObservedMovesList()).containsExactly(
                 TransitionCount.newBuilder().setFromSite("virginia").setToSite("taiwan").setMoves(1).build());
-        assertThat(opened.getTransitions().getProbabilitiesList()).containsExactly(1 / 11.0, 10 / 11.0, 0.0, 0.0);
+        assertThat(opened.getTransitions().getProbabilitiesList()).containsExactly(1 / 11.0, 10 / 11.0, 1.0, 0.0);
+        assertThat(opened.getDefaultRowsList()).containsExactly("taiwan");
+        ImageStatus pulled = client.setImage(SetImageRequest.newBuilder().setName("vm").setReplication(ReplicationSettings.newBuilder()
+                .setPull(PullMode.PULL_MODE_ON)).build());
+        assertThat(List.of(pulled.getConfig().getPull(), pulled.getConfig().getPulls())).containsExactly(PullMode.PULL_MODE_ON, true);
+        assertThat(client.setImage(SetImageRequest.newBuilder().setName("vm").setReplication(ReplicationSettings.newBuilder()
+                .setMode(PropagationMode.PROPAGATION_MODE_PROACTIVE).setPull(PullMode.PULL_MODE_UNSPECIFIED)).build()).getConfig().getPulls())
+                .as("proactive pulls by default").isTrue();
+        assertRefused(() -> call(() -> client.setImage(SetImageRequest.newBuilder().setName("vm").setReplication(ReplicationSettings.newBuilder()
+                .setMode(PropagationMode.PROPAGATION_MODE_REMOTE).setPull(PullMode.PULL_MODE_ON)).build())), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': a remote image keeps no copies away from its home, so it cannot be pulled: turn its pull off or choose another mode");
         assertRefused(() -> call(() -> client.setImage(SetImageRequest.newBuilder().setName("vm").setReplication(ReplicationSettings.newBuilder()
                 .setMode(PropagationMode.PROPAGATION_MODE_UNSPECIFIED)).build())), ErrorCode.INVALID_ARGUMENT,
                 "unknown propagation mode PROPAGATION_MODE_UNSPECIFIED: use PROPAGATION_MODE_PROACTIVE, _ON_DEMAND, _SYNC or _REMOTE");

@@ -119,7 +119,7 @@ public final class Boosts implements ReplicatorFactory {
     /** The image's settings for a boost: only {@code to}, every queued block pushable, within the image's cap. */
     private Replication towards(Replication image, String to) {
         return new Replication(Replication.Mode.PROACTIVE, image.k(), 0, image.home(), 0, image.bandwidthBytesPerSecond(), 0,
-                Map.of(site, Map.of(to, 1.0)));
+                Map.of(site, Map.of(to, 1.0)), false);
     }
 
     Optional<Boost> of(String image) {

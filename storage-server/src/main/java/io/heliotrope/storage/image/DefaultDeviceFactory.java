@@ -4,6 +4,7 @@ import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.Dirty;
+import io.heliotrope.storage.view.Background;
 import io.heliotrope.storage.view.BlockFetcher;
 import io.heliotrope.storage.view.DataView;
 import io.heliotrope.storage.view.ReadCounter;
@@ -23,6 +24,7 @@ public final class DefaultDeviceFactory implements DeviceFactory {
     private final boolean inlineCalls;
     private final Executor flushes;
     private final ByteBufAllocator allocator;
+    private final Background.Factory background;
 
     /**
      * @param replicators what each image's replication mode does beside the store
@@ -39,6 +41,12 @@ public final class DefaultDeviceFactory implements DeviceFactory {
      */
     public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, ReplicatorFactory replicators, ReadCounter reads, Executor storeCalls,
             boolean inlineCalls, Executor flushes, ByteBufAllocator allocator) {
+        this(store, fetcher, replicators, reads, storeCalls, inlineCalls, flushes, allocator, Background.Factory.NONE);
+    }
+
+    /** As above, with the background work each view starts (the pull of what the site lacks). */
+    public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, ReplicatorFactory replicators, ReadCounter reads, Executor storeCalls,
+            boolean inlineCalls, Executor flushes, ByteBufAllocator allocator, Background.Factory background) {
         this.store = requireNonNull(store, "store is null");
         this.fetcher = requireNonNull(fetcher, "fetcher is null");
         this.replicators = requireNonNull(replicators, "replicators is null");
@@ -47,11 +55,14 @@ public final class DefaultDeviceFactory implements DeviceFactory {
         this.inlineCalls = inlineCalls;
         this.flushes = requireNonNull(flushes, "flushes is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
+        this.background = requireNonNull(background, "background is null");
     }
 
     @Override
     public DataView view(ImageSession session, Dirty dirty) {
-        return new DataView(session, dirty, store, fetcher, replicators.open(session), reads, inlineCalls ? Runnable::run : storeCalls);
+        DataView view = new DataView(session, dirty, store, fetcher, replicators.open(session), reads, inlineCalls ? Runnable::run : storeCalls);
+        view.startBackground(background);
+        return view;
     }
 
     @Override

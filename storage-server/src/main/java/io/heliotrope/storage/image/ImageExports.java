@@ -127,8 +127,10 @@ public final class ImageExports {
         }
         inUse.remove(name);
         CompletableFuture<Void> end = use.image.thenAcceptAsync(image -> {
-            // The view (its replication mode) closes after the final flush: what it pushes from then on is committed.
+            // The background pull stops before the final flush; the view (its replication mode) closes after it: what it
+            // pushes from then on is committed.
             try {
+                image.view().stopBackground();
                 image.session().close();
             } finally {
                 image.view().close();

@@ -10,6 +10,7 @@ import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.view.BlockFetcher;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,7 @@ public final class PeerFetcher implements BlockFetcher {
     private final BlockStore store;
     private final Peers peers;
     private final SiteDirectory sites;
+    private final PeerMetrics metrics;
     private final Executor executor;
     private final Duration timeout;
     private final Map<Key, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
@@ -55,19 +57,41 @@ public final class PeerFetcher implements BlockFetcher {
     private final Map<String, Long> warnedAt = new ConcurrentHashMap<>();
 
     /**
+     * @param metrics where copies that arrive for a block already current here are counted
      * @param executor where fetched copies are stored (store calls block)
      * @param timeout how long a block may take to arrive before its read fails
      */
-    public PeerFetcher(BlockStore store, Peers peers, SiteDirectory sites, Executor executor, Duration timeout) {
+    public PeerFetcher(BlockStore store, Peers peers, SiteDirectory sites, PeerMetrics metrics, Executor executor, Duration timeout) {
         this.store = requireNonNull(store, "store is null");
         this.peers = requireNonNull(peers, "peers is null");
         this.sites = requireNonNull(sites, "sites is null");
+        this.metrics = requireNonNull(metrics, "metrics is null");
         this.executor = requireNonNull(executor, "executor is null");
         this.timeout = requireNonNull(timeout, "timeout is null");
     }
 
+    /** Counts redundant copies nowhere: until the site passes its {@link PeerMetrics}. */
+    public PeerFetcher(BlockStore store, Peers peers, SiteDirectory sites, Executor executor, Duration timeout) {
+        this(store, peers, sites, new PeerMetrics(new SimpleMeterRegistry()), executor, timeout);
+    }
+
     @Override
     public List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace) {
+        return fetch(image, blocks, replace, false);
+    }
+
+    @Override
+    public List<CompletableFuture<Void>> fetchInBackground(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace) {
+        return fetch(image, blocks, replace, true);
+    }
+
+    /**
+     * Joins the fetches in flight of these blocks, versions and rule, and asks the holders for
+     * the others, in the background lane or not. A fetch's key leaves the table only once its
+     * future completed, and so once the dependents its askers registered ran (their stale
+     * bookkeeping): a later asker either joins it or finds the block current.
+     */
+    private List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace, boolean background) {
         List<CompletableFuture<Void>> futures = new ArrayList<>(blocks.size());
         Map<String, List<Pending>> byHolder = new LinkedHashMap<>();
         for (GlobalBlock block : blocks) {
@@ -76,24 +100,36 @@ public final class PeerFetcher implements BlockFetcher {
             CompletableFuture<Void> existing = inFlight.putIfAbsent(key, created);
             futures.add(existing != null ? existing : created);
             if (existing == null) {
-                created.whenComplete((ignored, failure) -> inFlight.remove(key, created));
                 byHolder.computeIfAbsent(block.holder(), h -> new ArrayList<>())
                         .add(new Pending(block.block(), block.version(), created, remainingSites(block.holder())));
             }
         }
         byHolder.forEach((holder, pendings) -> {
-            failAfterTimeout(image, holder, pendings);
-            request(new Route(holder, image, replace), pendings);
+            Route route = new Route(holder, image, replace, background);
+            failAfterTimeout(route, pendings);
+            request(route, pendings);
         });
         return futures;
     }
 
     /** One timer for the blocks a call asks of one holder, not one a block: a cold read of 1 GiB asks for 262,144. */
-    private void failAfterTimeout(ImageInfo image, String holder, List<Pending> pendings) {
-        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> pendings.forEach(pending -> pending.future()
-                .completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + image.name() + "': block " + pending.block()
-                        + " (version " + pending.version() + ") did not arrive from site '" + holder + "' or any other site within "
+    private void failAfterTimeout(Route route, List<Pending> pendings) {
+        ImageInfo image = route.image();
+        CompletableFuture.delayedExecutor(timeout.toNanos(), TimeUnit.NANOSECONDS).execute(() -> pendings.forEach(pending -> failed(route, pending,
+                new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + image.name() + "': block " + pending.block()
+                        + " (version " + pending.version() + ") did not arrive from site '" + route.site() + "' or any other site within "
                         + timeout.toMillis() + " ms"))));
+    }
+
+    /** Completes a fetch, runs its askers' dependents, then lets the next asker start another. */
+    private void arrived(Route route, Pending pending) {
+        pending.future().complete(null);
+        inFlight.remove(route.key(pending), pending.future());
+    }
+
+    private void failed(Route route, Pending pending, Throwable failure) {
+        pending.future().completeExceptionally(failure);
+        inFlight.remove(route.key(pending), pending.future());
     }
 
     /** The sites to ask after {@code holder}, in the directory's order. */
@@ -109,7 +145,7 @@ public final class PeerFetcher implements BlockFetcher {
             List<Pending> batch = pendings.subList(from, Math.min(pendings.size(), from + BATCH));
             List<Wanted> wanted = batch.stream().map(p -> new Wanted(p.block(), p.version())).toList();
             ImageInfo image = route.image();
-            peers.fetch(route.site(), ImageRef.of(image), wanted)
+            (route.background() ? peers.fetchInBackground(route.site(), ImageRef.of(image), wanted) : peers.fetch(route.site(), ImageRef.of(image), wanted))
                     .thenAcceptAsync(copies -> stored(route, batch, copies), executor)
                     .exceptionally(failure -> {
                         HeliotropeException cause = asHeliotrope(failure);
@@ -151,12 +187,12 @@ public final class PeerFetcher implements BlockFetcher {
             }
         }
         try {
-            store.storeCopies(route.image().id(), arrived, route.replace(), false);
+            store.storeCopies(route.image().id(), arrived, redundantCounted(route), false);
         } catch (RuntimeException e) {
-            pendings.forEach(p -> p.future().completeExceptionally(e));
+            pendings.forEach(p -> failed(route, p, e));
             return;
         }
-        found.forEach(pending -> pending.future().complete(null));
+        found.forEach(pending -> arrived(route, pending));
         retryElsewhere(route, missing, new HeliotropeException(ErrorCode.BLOCK_NOT_LOCAL, "site '" + route.site() + "' does not have it"));
     }
 
@@ -169,7 +205,7 @@ public final class PeerFetcher implements BlockFetcher {
             }
             List<String> remaining = pending.remaining();
             if (remaining.isEmpty()) {
-                pending.future().completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + route.image().name()
+                failed(route, pending, new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "image '" + route.image().name()
                         + "': no site gave block " + pending.block() + " at version " + pending.version() + " (last: site '" + route.site() + "': "
                         + failure.getMessage() + ")", failure));
             } else {
@@ -177,7 +213,7 @@ public final class PeerFetcher implements BlockFetcher {
                         .add(new Pending(pending.block(), pending.version(), pending.future(), remaining.subList(1, remaining.size())));
             }
         }
-        bySite.forEach((site, next) -> request(new Route(site, route.image(), route.replace()), next));
+        bySite.forEach((site, next) -> request(new Route(site, route.image(), route.replace(), route.background()), next));
     }
 
     private static HeliotropeException asHeliotrope(Throwable failure) {
@@ -189,7 +225,25 @@ public final class PeerFetcher implements BlockFetcher {
     /** A fetch for one session joins only that session's: another's rule may keep other local copies. */
     private record Key(long imageId, long block, long version, CopyRule replace) {}
 
-    private record Route(String site, ImageInfo image, CopyRule replace) {}
+    /**
+     * The route's rule, counting the copies that arrive while the local copy already has their
+     * version: fetched twice, or pushed meanwhile.
+     */
+    private CopyRule redundantCounted(Route route) {
+        return (copy, localVersion) -> {
+            if (localVersion == copy.version()) {
+                metrics.redundant(route.site());
+            }
+            return route.replace().accepts(copy, localVersion);
+        };
+    }
+
+    /** Where a fetch goes; {@code background} for a background pull's. */
+    private record Route(String site, ImageInfo image, CopyRule replace, boolean background) {
+        Key key(Pending pending) {
+            return new Key(image.id(), pending.block(), pending.version(), replace);
+        }
+    }
 
     private record Pending(long block, long version, CompletableFuture<Void> future, List<String> remaining) {}
 }

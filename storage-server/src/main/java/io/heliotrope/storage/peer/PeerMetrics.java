@@ -44,7 +44,8 @@ public final class PeerMetrics {
         PUSH,
         PING,
         FENCE,
-        COLLECT
+        COLLECT,
+        HEAT
     }
 
     private final MeterRegistry registry;
@@ -69,6 +70,11 @@ public final class PeerMetrics {
         link.fetchedBytes.increment(dataBytes);
         link.fetchLatency.record(System.nanoTime() - startNanos, TimeUnit.NANOSECONDS);
         images.computeIfAbsent(image, name -> new ImageBytes()).fetched.add(dataBytes);
+    }
+
+    /** A copy fetched from {@code peer} arrived while the local copy already had its version: it was fetched twice, or pushed meanwhile. */
+    public void redundant(String peer) {
+        link(peer).fetchedRedundant.increment();
     }
 
     /** A push of copies of {@code image} to {@code peer} with {@code dataBytes} of block data, of which it stored {@code stored} and refused the others. */
@@ -112,6 +118,8 @@ public final class PeerMetrics {
                 bytes(peer, Direction.RECEIVED),
                 Counter.builder("heliotrope.peer.fetch.blocks").tag("peer", peer).tag("outcome", "found").register(registry),
                 Counter.builder("heliotrope.peer.fetch.blocks").tag("peer", peer).tag("outcome", "not_here").register(registry),
+                Counter.builder("heliotrope.peer.fetch.redundant.blocks").tag("peer", peer)
+                        .description("Copies fetched from a peer that arrived when the local copy already had their version").register(registry),
                 Counter.builder("heliotrope.peer.fetch.bytes").baseUnit("bytes").tag("peer", peer)
                         .description("Block data in the copies this site fetched from a peer").register(registry),
                 Timer.builder("heliotrope.peer.fetch.latency").tag("peer", peer).register(registry),
@@ -131,7 +139,7 @@ public final class PeerMetrics {
         return value.name().toLowerCase(Locale.ROOT);
     }
 
-    private record Link(Counter sent, Counter received, Counter fetchedFound, Counter fetchedNotHere, Counter fetchedBytes, Timer fetchLatency,
+    private record Link(Counter sent, Counter received, Counter fetchedFound, Counter fetchedNotHere, Counter fetchedRedundant, Counter fetchedBytes, Timer fetchLatency,
                         Counter pushedStored, Counter pushedRefused, Counter pushedBytes, Map<Call, Counter> failures) {}
 
     private static final class ImageBytes {

@@ -57,6 +57,7 @@ public final class PeerService {
     private final ViewCache fences;
     private final PushPolicy policy;
     private final ExecutorService storeCalls;
+    private final ExecutorService bulkCalls;
     /**
      * Pushes store under the read lock, a fence is raised under the write lock: once a fence
      * is raised, no push that read the lower one is still storing, so a collect that follows
@@ -64,13 +65,19 @@ public final class PeerService {
      */
     private final ReadWriteLock fencing = new ReentrantReadWriteLock();
 
-    /** @param fences the view cache of {@code store}, which keeps the fences */
-    public PeerService(BlockStore store, ViewCache fences, PushPolicy policy, ExecutorService storeCalls) {
+    /**
+     * @param fences the view cache of {@code store}, which keeps the fences
+     * @param storeCalls runs the store calls of every request but background fetches
+     * @param bulkCalls runs the store calls of background fetches (a pull's batches), so that
+     *        foreground fetches never wait behind them: {@code site-peer-bulk}, one thread
+     */
+    public PeerService(BlockStore store, ViewCache fences, PushPolicy policy, ExecutorService storeCalls, ExecutorService bulkCalls) {
         this.store = requireNonNull(store, "store is null");
         this.copies = new LocalCopies(store);
         this.fences = requireNonNull(fences, "fences is null");
         this.policy = requireNonNull(policy, "policy is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
+        this.bulkCalls = requireNonNull(bulkCalls, "bulkCalls is null");
     }
 
     /**
@@ -79,6 +86,11 @@ public final class PeerService {
      */
     public CompletableFuture<List<Copy>> fetch(ImageRef image, List<Wanted> wanted) {
         return call(image, () -> readCopies(image, wanted));
+    }
+
+    /** As {@link #fetch}, for a background pull's batch: on the executor of background fetches. */
+    public CompletableFuture<List<Copy>> fetchInBackground(ImageRef image, List<Wanted> wanted) {
+        return call(image, () -> readCopies(image, wanted), bulkCalls);
     }
 
     /**
@@ -221,10 +233,14 @@ public final class PeerService {
 
     /** Runs {@code work} where store calls run; an image without an identity is refused. */
     private <T> CompletableFuture<T> call(ImageRef image, Supplier<T> work) {
+        return call(image, work, storeCalls);
+    }
+
+    private <T> CompletableFuture<T> call(ImageRef image, Supplier<T> work, ExecutorService executor) {
         if (image.identity() == null) {
             return CompletableFuture.failedFuture(noIdentity(image));
         }
-        return BoundedExecutors.supplyAsync(work, storeCalls, "peer service");
+        return BoundedExecutors.supplyAsync(work, executor, "peer service");
     }
 
     /** What a batch gets when its image is removed while it runs: nothing here, nothing stored. */

@@ -23,6 +23,11 @@ public interface Peers extends AutoCloseable {
      */
     CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted);
 
+    /** As {@link #fetch}, for a background pull: over connections of its own, served at {@code site} on a pool of its own. */
+    default CompletableFuture<List<Copy>> fetchInBackground(String site, ImageRef image, List<Wanted> wanted) {
+        return fetch(site, image, wanted);
+    }
+
     /**
      * Pushes copies to {@code site}; completes with, per copy, whether that site holds it:
      * stored now, or a version at least as new was there already. A copy the site refuses

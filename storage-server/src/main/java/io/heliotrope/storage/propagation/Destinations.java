@@ -1,5 +1,6 @@
 package io.heliotrope.storage.propagation;
 
+import java.util.Collection;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
@@ -11,10 +12,13 @@ import static java.util.Objects.requireNonNull;
  * transition table, each with its row's probability (paper section 3.2.3). Drawing the
  * current site means "not now": the VM is likely to stay, so nothing goes out this time.
  * A row that is empty, or gives no other site a chance, means no proactive pushes. Rows
- * that do not sum to 1 are scaled to.
+ * that do not sum to 1 are scaled to, so leaving a site out ({@link #without}) shares its
+ * chance among the others.
  */
 final class Destinations {
     private final String site;
+    /** The row's sites with a chance, sorted, so a seeded generator draws the same sites on every run. */
+    private final Map<String, Double> chances = new TreeMap<>();
     private final String[] sites;
     /** Cumulative probabilities, in the order of {@link #sites}: the last is the row's sum. */
     private final double[] bounds;
@@ -22,8 +26,6 @@ final class Destinations {
 
     Destinations(String site, Map<String, Double> row) {
         this.site = requireNonNull(site, "site is null");
-        // Sorted, so a seeded generator draws the same sites on every run.
-        Map<String, Double> chances = new TreeMap<>();
         requireNonNull(row, "row is null").forEach((to, chance) -> {
             if (chance > 0) {
                 chances.put(to, chance);
@@ -37,6 +39,13 @@ final class Destinations {
             bounds[i] = sum;
         }
         pushes = chances.keySet().stream().anyMatch(to -> !to.equals(site));
+    }
+
+    /** These destinations but {@code gone}. */
+    Destinations without(Collection<String> gone) {
+        Map<String, Double> row = new TreeMap<>(chances);
+        row.keySet().removeAll(gone);
+        return new Destinations(site, row);
     }
 
     /** Whether any push may go out: the row gives some other site a chance. */

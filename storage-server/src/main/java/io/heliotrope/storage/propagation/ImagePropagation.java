@@ -2,6 +2,7 @@ package io.heliotrope.storage.propagation;
 
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.propagation.PropagationManager.Backlog;
 
 import java.time.Clock;
@@ -140,6 +141,21 @@ public final class ImagePropagation implements AutoCloseable {
             closed = true;
         }
         pusher.drain();
+    }
+
+    /**
+     * {@code site} pulls what it lacks of the image now: once closed here, the image is
+     * pushed there no more (the drain of its last blocks goes to the row's other sites, if any).
+     */
+    void yield(String site) {
+        if (closed()) {
+            pusher.yield(site);
+        }
+    }
+
+    /** Whether this is the propagation of {@code ref}: the copy of that identity here, or of that name when it has none. */
+    boolean isOf(ImageRef ref) {
+        return image.identity() != null ? image.identity().equals(ref.identity()) : image.name().equals(ref.name());
     }
 
     /** Block bytes sent so far (data and headers), pushes that failed included. */

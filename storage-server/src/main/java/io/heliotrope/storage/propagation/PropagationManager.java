@@ -4,6 +4,7 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.peer.Peers;
+import io.heliotrope.storage.peer.Peers.ImageRef;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -75,6 +76,21 @@ public final class PropagationManager implements AutoCloseable {
         ImagePropagation propagation = new ImagePropagation(image, replication, guard, context, imageRandom, running::remove);
         running.add(propagation);
         return propagation;
+    }
+
+    /**
+     * {@code site} opened {@code image} for write and pulls what it lacks (DESIGN.md section
+     * 4): the sessions of the image closed here push it there no more; their drain goes on to
+     * the other sites of their row, or ends when there is none.
+     */
+    public void yield(ImageRef image, String site) {
+        requireNonNull(image, "image is null");
+        requireNonNull(site, "site is null");
+        for (ImagePropagation propagation : running) {
+            if (propagation.isOf(image)) {
+                propagation.yield(site);
+            }
+        }
     }
 
     /** The backlog of each image whose blocks wait to be pushed from here, open or closed since, by name. */

@@ -15,7 +15,9 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +61,8 @@ final class Pusher {
     private final AtomicInteger requests = new AtomicInteger();
     /** Whether the pusher waits for a write or read to wake it (not for a timer or a push). */
     private final AtomicBoolean idle = new AtomicBoolean(true);
+    /** The sites that pull the image themselves: nothing more goes there. */
+    private final Set<String> yielded = ConcurrentHashMap.newKeySet();
     private volatile Destinations destinations;
     private volatile boolean enabled;
     private volatile boolean stopped;
@@ -81,11 +85,11 @@ final class Pusher {
         return copies.stream().mapToLong(copy -> copy.zero() ? COPY_HEADER_BYTES : DATA_COPY_BYTES).sum();
     }
 
-    void tune(Replication replication) {
+    synchronized void tune(Replication replication) {
         long cap = replication.bandwidthBytesPerSecond();
         long budget = replication.budgetBytesPerDay();
         limiter.limits(cap, budget);
-        destinations = new Destinations(context.site(), replication.row(context.site()));
+        destinations = new Destinations(context.site(), replication.row(context.site())).without(yielded);
         enabled = replication.mode() == Replication.Mode.PROACTIVE && destinations.pushes() && limiter.fits(DATA_COPY_BYTES);
         idle.set(false);
         signal();
@@ -107,6 +111,21 @@ final class Pusher {
     void drain() {
         idle.set(false);
         signal();
+    }
+
+    /**
+     * Pushes nothing more to {@code site}, which pulls the image itself: its chance goes to the
+     * other sites of the row. With none left, nothing more is pushed, and a closed image's
+     * propagation ends once the pushes under way have finished.
+     */
+    synchronized void yield(String site) {
+        if (yielded.add(site)) {
+            log.info("{}: pushes to {} stop: it pulls what it lacks", image.name(), site);
+            destinations = destinations.without(yielded);
+            enabled = enabled && destinations.pushes();
+            idle.set(false);
+            signal();
+        }
     }
 
     /** Pushes nothing more; those under way finish on their own. */

@@ -27,7 +27,7 @@ import static java.util.Objects.requireNonNull;
  * lie within one second before its last, holds no more. Times are {@link Clock#millis()}.
  * Thread-safe.
  */
-final class RateLimiter {
+public final class RateLimiter {
     private static final long WINDOW_MILLIS = 1000;
     private static final long DAY_MILLIS = 86_400_000;
     /** A grant under a cap carries at most this share of it. */
@@ -44,12 +44,12 @@ final class RateLimiter {
     private double pacedUntil;
     private Grant last;
 
-    RateLimiter(Clock clock, long bytesPerSecond, long bytesPerDay) {
+    public RateLimiter(Clock clock, long bytesPerSecond, long bytesPerDay) {
         this.clock = requireNonNull(clock, "clock is null");
         limits(bytesPerSecond, bytesPerDay);
     }
 
-    synchronized void limits(long bytesPerSecond, long bytesPerDay) {
+    public synchronized void limits(long bytesPerSecond, long bytesPerDay) {
         if (bytesPerSecond < 0 || bytesPerDay < 0) {
             throw new IllegalArgumentException("limits must not be negative");
         }
@@ -58,7 +58,7 @@ final class RateLimiter {
     }
 
     /** The most bytes one grant should carry under the cap (Long.MAX_VALUE without one). */
-    synchronized long quantum() {
+    public synchronized long quantum() {
         return bytesPerSecond == 0 ? Long.MAX_VALUE : bytesPerSecond / QUANTA_PER_SECOND;
     }
 
@@ -68,12 +68,12 @@ final class RateLimiter {
     }
 
     /** Whether a grant of {@code bytes} can ever be made under the limits as they are. */
-    synchronized boolean fits(long bytes) {
+    public synchronized boolean fits(long bytes) {
         return (bytesPerSecond == 0 || bytes <= windowLimit()) && (bytesPerDay == 0 || bytes <= bytesPerDay);
     }
 
     /** How many bytes could be granted now: 0 while the pace holds grants back. */
-    synchronized long available() {
+    public synchronized long available() {
         long now = advance();
         if (bytesPerSecond != 0 && now < pacedUntil) {
             return 0;
@@ -83,7 +83,7 @@ final class RateLimiter {
     }
 
     /** Grants {@code bytes} now if they fit, else returns null. */
-    synchronized Grant tryAcquire(long bytes) {
+    public synchronized Grant tryAcquire(long bytes) {
         if (bytes > available()) {
             return null;
         }
@@ -107,7 +107,7 @@ final class RateLimiter {
     }
 
     /** Gives back bytes granted and not sent after all. */
-    synchronized void refund(Grant grant, long bytes) {
+    public synchronized void refund(Grant grant, long bytes) {
         long returned = Math.min(bytes, grant.bytes);
         grant.bytes -= returned;
         if (window.contains(grant)) {
@@ -122,7 +122,7 @@ final class RateLimiter {
     }
 
     /** Milliseconds until {@code bytes} could be granted (0: now), or -1 when no wait would do: they exceed a limit. */
-    synchronized long millisUntil(long bytes) {
+    public synchronized long millisUntil(long bytes) {
         long now = advance();
         if (!fits(bytes)) {
             return -1;
@@ -162,7 +162,7 @@ final class RateLimiter {
     }
 
     /** Bytes granted at a time, on a day; fewer after a refund. */
-    static final class Grant {
+    public static final class Grant {
         private final long millis;
         private final long day;
         private long bytes;

@@ -2,11 +2,13 @@ package io.heliotrope.storage.server;
 
 import io.heliotrope.proto.storage.v1.ImageInfo;
 import io.heliotrope.proto.storage.v1.PeerTraffic;
+import io.heliotrope.proto.storage.v1.PullState;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
 import io.heliotrope.proto.storage.v1.SiteStatus;
 import io.heliotrope.proto.storage.v1.StaleBlocks;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.admin.ImageManager.ImageStatus;
+import io.heliotrope.storage.pull.PullStatus;
 import io.heliotrope.storage.status.SiteState;
 
 /** Conversions between the image domain and its protos. */
@@ -33,7 +35,7 @@ final class ImageProtos {
     static SiteStatus toProto(SiteState state) {
         SiteStatus.Builder status = SiteStatus.newBuilder().setSite(state.site()).setStartedEpochMillis(state.started().toEpochMilli());
         for (SiteState.Image image : state.images()) {
-            status.addImages(SiteImageStatus.newBuilder()
+            SiteImageStatus.Builder site = SiteImageStatus.newBuilder()
                     .setName(image.name())
                     .setUuid(image.identity() == null ? "" : image.identity().toString())
                     .setAllocatedBlocks(image.dataBlocks())
@@ -43,9 +45,28 @@ final class ImageProtos {
                     .setQueuedBlocks(image.backlog().blocks())
                     .setOldestQueuedMillis(image.backlog().oldest().toMillis())
                     .setPushedBytes(image.traffic().pushed())
-                    .setFetchedBytes(image.traffic().fetched()));
+                    .setFetchedBytes(image.traffic().fetched());
+            if (image.pull() != null) {
+                PullStatus pull = image.pull();
+                site.setElsewhereBlocks(pull.elsewhereBlocks())
+                        .setPullState(toProto(pull.state()))
+                        .setLackedBlocks(pull.lackedBlocks())
+                        .setPulledBytes(pull.pulledBytes())
+                        .setPullBytesPerSecond(pull.bytesPerSecond());
+            }
+            status.addImages(site);
         }
         state.peers().forEach((peer, bytes) -> status.addPeers(PeerTraffic.newBuilder().setPeer(peer).setPushedBytes(bytes.pushed()).setFetchedBytes(bytes.fetched())));
         return status.build();
+    }
+
+    private static PullState toProto(PullStatus.State state) {
+        return switch (state) {
+            case OFF -> PullState.PULL_STATE_OFF;
+            case WAITING -> PullState.PULL_STATE_WAITING;
+            case RUNNING -> PullState.PULL_STATE_RUNNING;
+            case DONE -> PullState.PULL_STATE_DONE;
+            case STOPPED -> PullState.PULL_STATE_STOPPED;
+        };
     }
 }

@@ -21,6 +21,9 @@ import io.heliotrope.storage.handoff.Boosts;
 import io.heliotrope.storage.handoff.GrpcHandoffPeers;
 import io.heliotrope.storage.handoff.HandoffGrpcService;
 import io.heliotrope.storage.handoff.SiteHandoffs;
+import io.heliotrope.storage.heat.HeatLog;
+import io.heliotrope.storage.heat.HeatService;
+import io.heliotrope.storage.heat.Heats;
 import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
 import io.heliotrope.storage.peer.PeerFetcher;
@@ -152,7 +155,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService flushes = pool("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             ReadCounter reads = StorageMetrics.reads(registry);
             DeviceFactory storeDevices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
-                    replicas == null ? ReplicatorFactory.NONE : replicas.boosts(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
+                    replicas == null ? ReplicatorFactory.NONE : replicas.heats(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT);
             DeviceFactory devices = replicas == null ? storeDevices
                     : new ModeDevices(storeDevices, replicas.peers(), view, reads, storeCalls, ByteBufAllocator.DEFAULT);
             // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
@@ -169,7 +172,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             SiteStatusService status = new SiteStatusService(config.site(), started, store, exports,
                     replicas == null ? Map::of : replicas.propagation()::backlogs, links == null ? () -> Traffic.NONE : links.metrics()::blockBytes,
-                    pool("site-status", 1, QUEUED_CENSUSES));
+                    Map::of, pool("site-status", 1, QUEUED_CENSUSES));
             ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status,
                     nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
@@ -242,10 +245,13 @@ public final class StorageServer implements AutoCloseable {
         components.push(propagation);
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.isOpen(image.name()) && CopyRule.NEWER.accepts(copy, local),
-                peerStore);
+                peerStore, pool("site-peer-bulk", 1, QUEUED_CALLS));
         ModeReplicators modes = new ModeReplicators(config.site(), propagation, peers, sites, view);
-        return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()), modes,
-                new Boosts(config.site(), store, view, propagation, modes), new PeerGrpcService(service, sites, peerMetrics), propagation);
+        // Every image's reads and writes are counted here, whatever its mode, for the site that holds it next (DESIGN.md section 4).
+        HeatLog heat = new HeatLog(Clock.systemUTC());
+        Boosts boosts = new Boosts(config.site(), store, view, propagation, modes);
+        return new Replicas(sites, peers, new PeerFetcher(store, peers, sites, peerStore, config.fetchTimeout()), modes, boosts, new Heats(boosts, heat),
+                new PeerGrpcService(service, new HeatService(heat, propagation, registry), sites, peerMetrics), propagation);
     }
 
     /**
@@ -264,7 +270,7 @@ public final class StorageServer implements AutoCloseable {
 
     private record Links(RegisteredSites sites, PeerMetrics metrics, GrpcPeers peers) {}
 
-    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, Boosts boosts, PeerGrpcService service,
+    private record Replicas(RegisteredSites sites, Peers peers, PeerFetcher fetcher, ModeReplicators modes, Boosts boosts, Heats heats, PeerGrpcService service,
                             PropagationManager propagation) {}
 
     /**

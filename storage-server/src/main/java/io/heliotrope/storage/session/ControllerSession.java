@@ -74,6 +74,8 @@ final class ControllerSession implements ImageSession {
     private final ScheduledExecutorService scheduler;
     /** Blocks whose local copy is not the committed version, with that version. */
     private final ConcurrentSkipListMap<Long, GlobalBlock> stale = new ConcurrentSkipListMap<>();
+    /** How many of the stale entries are not zero markers: blocks current only at another site. */
+    private final AtomicLong elsewhere = new AtomicLong();
     private final AtomicLong writtenSinceCheckpoint = new AtomicLong();
     private final AtomicBoolean checkpointQueued = new AtomicBoolean();
     private final Object flushLock = new Object();
@@ -126,7 +128,12 @@ final class ControllerSession implements ImageSession {
      * lease), and a controller stalled for 2.5 s in site-a's open failed its write with EIO.
      */
     void activate(Duration checkpointInterval, long checkpointBlocks) {
-        StaleBlocks.find(store, view, info.id(), entry -> stale.put(entry.block(), entry));
+        StaleBlocks.find(store, view, info.id(), entry -> {
+            stale.put(entry.block(), entry);
+            if (!entry.zero()) {
+                elsewhere.incrementAndGet();
+            }
+        });
         this.checkpointBlocks = checkpointBlocks;
         long checkpointMillis = checkpointInterval.toMillis();
         checkpoints = scheduler.scheduleWithFixedDelay(this::checkpoint, checkpointMillis, checkpointMillis, TimeUnit.MILLISECONDS);
@@ -255,9 +262,20 @@ final class ControllerSession implements ImageSession {
     }
 
     @Override
+    public GlobalBlock staleEntry(long block) {
+        return stale.get(block);
+    }
+
+    @Override
+    public long elsewhereBlocks() {
+        return elsewhere.get();
+    }
+
+    @Override
     public void wrote(long first, long count) {
         if (!stale.isEmpty()) {
-            stale.subMap(first, first + count).clear();
+            // Entry by entry, so that the count of blocks elsewhere loses each one once, whatever a fetch does meanwhile.
+            stale.subMap(first, first + count).values().forEach(this::removeStale);
         }
         if (writtenSinceCheckpoint.addAndGet(count) >= checkpointBlocks && checkpointQueued.compareAndSet(false, true)) {
             scheduler.execute(this::checkpoint);
@@ -271,7 +289,13 @@ final class ControllerSession implements ImageSession {
 
     @Override
     public void fetched(GlobalBlock block) {
-        stale.remove(block.block(), block);
+        removeStale(block);
+    }
+
+    private void removeStale(GlobalBlock entry) {
+        if (stale.remove(entry.block(), entry) && !entry.zero()) {
+            elsewhere.decrementAndGet();
+        }
     }
 
     /** On the scheduler, since the controller call blocks; under any epoch of the holding, which the controller accepts. */

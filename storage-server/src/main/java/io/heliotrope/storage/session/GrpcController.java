@@ -382,7 +382,7 @@ public final class GrpcController implements Controller {
             }
         }
         return new Replication(mode(config), config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(),
-                config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions);
+                config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions, config.getPulls());
     }
 
     private static Replication.Mode mode(ImageConfig config) {

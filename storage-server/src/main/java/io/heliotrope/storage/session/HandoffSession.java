@@ -172,6 +172,16 @@ public final class HandoffSession implements ImageSession {
     }
 
     @Override
+    public GlobalBlock staleEntry(long block) {
+        return current.staleEntry(block);
+    }
+
+    @Override
+    public long elsewhereBlocks() {
+        return current.elsewhereBlocks();
+    }
+
+    @Override
     public void wrote(long first, long count) {
         current.wrote(first, count);
     }

@@ -3,6 +3,8 @@ package io.heliotrope.storage.status;
 import io.heliotrope.storage.peer.PeerMetrics.BlockBytes;
 import io.heliotrope.storage.propagation.PropagationManager.Backlog;
 
+import io.heliotrope.storage.pull.PullStatus;
+
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;
@@ -36,9 +38,10 @@ public record SiteState(String site, Instant started, List<Image> images, Map<St
      * @param dirtyBlocks blocks written here under this site's lease and not flushed to the controller yet
      * @param backlog its blocks waiting to be pushed to other sites
      * @param traffic the block bytes pushed and fetched for it since the site started
+     * @param pull its background pull while a session holds it here; null otherwise
      */
     public record Image(String name, UUID identity, long dataBlocks, long zeroBlocks, int connections, long dirtyBlocks, Backlog backlog,
-                        BlockBytes traffic) {
+                        BlockBytes traffic, PullStatus pull) {
         public Image {
             requireNonNull(name, "name is null");
             requireNonNull(backlog, "backlog is null");

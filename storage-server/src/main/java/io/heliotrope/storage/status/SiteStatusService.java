@@ -6,6 +6,7 @@ import io.heliotrope.storage.image.ImageExports.InUse;
 import io.heliotrope.storage.peer.PeerMetrics.BlockBytes;
 import io.heliotrope.storage.peer.PeerMetrics.Traffic;
 import io.heliotrope.storage.propagation.PropagationManager.Backlog;
+import io.heliotrope.storage.pull.PullStatus;
 import io.heliotrope.storage.status.StoreCensus.Counts;
 
 import java.time.Instant;
@@ -38,20 +39,23 @@ public final class SiteStatusService {
     private final StoreCensus census;
     private final Supplier<Map<String, Backlog>> backlogs;
     private final Supplier<Traffic> traffic;
+    private final Supplier<Map<String, PullStatus>> pulls;
 
     /**
      * @param backlogs each image's push backlog by name ({@code PropagationManager::backlogs}); none on a standalone site
      * @param traffic the block bytes of this site's pushes and fetches ({@code PeerMetrics::blockBytes}); none on a standalone site
+     * @param pulls the background pull of each image a session holds here, by name; none on a standalone site
      * @param censusExecutor runs the census of the store, one thread that nothing else waits on; its owner shuts it down
      */
     public SiteStatusService(String site, Instant started, BlockStore store, ImageExports exports, Supplier<Map<String, Backlog>> backlogs,
-            Supplier<Traffic> traffic, ExecutorService censusExecutor) {
+            Supplier<Traffic> traffic, Supplier<Map<String, PullStatus>> pulls, ExecutorService censusExecutor) {
         this.site = requireNonNull(site, "site is null");
         this.started = requireNonNull(started, "started is null");
         this.exports = requireNonNull(exports, "exports is null");
         this.census = new StoreCensus(store, exports, censusExecutor, System::nanoTime);
         this.backlogs = requireNonNull(backlogs, "backlogs is null");
         this.traffic = requireNonNull(traffic, "traffic is null");
+        this.pulls = requireNonNull(pulls, "pulls is null");
     }
 
     /** Every image this site stores or has in use, in name order, and the traffic with each peer. */
@@ -63,13 +67,15 @@ public final class SiteStatusService {
         Map<String, InUse> inUse = exports.inUse().stream().collect(Collectors.toMap(InUse::name, Function.identity()));
         Map<String, Backlog> waiting = backlogs.get();
         Traffic carried = traffic.get();
+        Map<String, PullStatus> pulled = pulls.get();
         SortedSet<String> names = new TreeSet<>(stored.keySet());
         names.addAll(inUse.keySet());
         List<SiteState.Image> images = names.stream().map(name -> {
             Counts counts = stored.getOrDefault(name, NOT_STORED);
             InUse use = inUse.get(name);
             return new SiteState.Image(name, identity(counts, use), counts.dataBlocks(), counts.zeroBlocks(), use == null ? 0 : use.connections(), counts.dirtyBlocks(),
-                    waiting.getOrDefault(name, Backlog.NONE), carried.byImage().getOrDefault(name, NO_TRAFFIC));
+                    waiting.getOrDefault(name, Backlog.NONE), carried.byImage().getOrDefault(name, NO_TRAFFIC),
+                    pulled.get(name));
         }).toList();
         return new SiteState(site, started, images, carried.byPeer());
     }

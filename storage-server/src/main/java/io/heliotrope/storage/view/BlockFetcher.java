@@ -19,4 +19,13 @@ public interface BlockFetcher {
      * error. Must not block the caller.
      */
     List<CompletableFuture<Void>> fetch(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace);
+
+    /**
+     * As {@link #fetch}, for a background pull: joins and is joined by the fetches of the same
+     * blocks, versions and rule, but what it asks itself travels apart from foreground fetches
+     * (connections and a pool of its own at the holder), so that they never queue behind it.
+     */
+    default List<CompletableFuture<Void>> fetchInBackground(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace) {
+        return fetch(image, blocks, replace);
+    }
 }

@@ -29,10 +29,14 @@ import static java.util.Objects.requireNonNull;
  * current only at the site that holds it, and the {@link BlockFetcher} brings it here
  * before it is read.
  *
- * <p>Calls other than {@link #read} and {@link #whenCurrent} block on the store: run them
+ * <p>While a session holds the image here, its {@link Background} work (the pull of what this
+ * site lacks) fetches through the view too ({@link #pull}): one fetch is in flight per block
+ * however many ask, and a pulled copy lands only where a read's would.
+ *
+ * <p>Calls other than {@link #read}, {@link #whenCurrent} and {@link #pull} block on the store: run them
  * where store calls run.
  */
-public final class DataView implements AutoCloseable {
+public final class DataView implements PullTarget, AutoCloseable {
     private static final byte[] ZEROS = new byte[BLOCK_SIZE];
     /** 8 MiB: a 1 Gbit/s link with a 75 ms round trip carries about 9 MiB per round trip. */
     static final int READ_AHEAD = 2048;
@@ -56,6 +60,7 @@ public final class DataView implements AutoCloseable {
     private final long[] streamEnds = new long[STREAMS];
     private final long[] streamAhead = new long[STREAMS];
     private int nextStream;
+    private volatile Background background = Background.NONE;
 
     /**
      * @param dirty whether the session's writes join the dirty set
@@ -91,7 +96,7 @@ public final class DataView implements AutoCloseable {
             replicator.read(first, count);
             readAhead(first, count);
             stale = session.stale(first, count);
-            fetches = fetch(stale);
+            fetches = fetch(stale, true);
             reads.read(count - fetches.size(), fetches.size());
             if (fetches.isEmpty()) {
                 readCurrent(first, count, destination, stale);
@@ -138,25 +143,48 @@ public final class DataView implements AutoCloseable {
             return;
         }
         // A block that fails to arrive now is fetched again when it is read, and its read reports the failure.
-        fetch(session.stale(from, until - from));
+        fetch(session.stale(from, until - from), false);
     }
 
     /**
      * Asks the fetcher for every stale block but zero markers, at its committed version from
-     * its holder; each future completes once its block is current here.
+     * its holder; each future completes once its block is current here. The misses of a
+     * client's own request (not read-ahead) tell the background pull where the client reads.
      */
-    private List<CompletableFuture<Void>> fetch(SortedMap<Long, GlobalBlock> stale) {
+    private List<CompletableFuture<Void>> fetch(SortedMap<Long, GlobalBlock> stale, boolean missed) {
         List<GlobalBlock> missing = stale.values().stream().filter(entry -> !entry.zero()).toList();
         if (missing.isEmpty()) {
             return List.of();
         }
-        List<CompletableFuture<Void>> arrivals = fetcher.fetch(session.info(), missing, replaceable);
-        List<CompletableFuture<Void>> fetched = new ArrayList<>(missing.size());
-        for (int i = 0; i < missing.size(); i++) {
-            GlobalBlock entry = missing.get(i);
+        if (missed) {
+            background.missed(missing);
+        }
+        return arrived(missing, fetcher.fetch(session.info(), missing, replaceable));
+    }
+
+    @Override
+    public List<CompletableFuture<Void>> pull(List<GlobalBlock> blocks) {
+        return arrived(blocks, fetcher.fetchInBackground(session.info(), blocks, replaceable));
+    }
+
+    /** Each block's arrival, once the session counts it current. */
+    private List<CompletableFuture<Void>> arrived(List<GlobalBlock> blocks, List<CompletableFuture<Void>> arrivals) {
+        List<CompletableFuture<Void>> fetched = new ArrayList<>(blocks.size());
+        for (int i = 0; i < blocks.size(); i++) {
+            GlobalBlock entry = blocks.get(i);
             fetched.add(arrivals.get(i).thenRun(() -> session.fetched(entry)));
         }
         return fetched;
+    }
+
+    /** Starts the session's background work, which fetches through this view. */
+    public void startBackground(Background.Factory work) {
+        background = work.open(session, this);
+    }
+
+    /** Stops the background work for good: before the session closes. */
+    public void stopBackground() {
+        background.stop();
     }
 
     /**
@@ -169,7 +197,7 @@ public final class DataView implements AutoCloseable {
         List<CompletableFuture<Void>> fetches;
         try {
             session.checkCurrent();
-            fetches = fetch(session.stale(first, count));
+            fetches = fetch(session.stale(first, count), true);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -58,6 +58,19 @@ public interface ImageSession {
     /** The blocks in [first, first + count) whose local copy is not the current version. */
     SortedMap<Long, GlobalBlock> stale(long first, long count);
 
+    /** The stale entry of one block, or null when its local copy is current. */
+    default GlobalBlock staleEntry(long block) {
+        return stale(block, 1).get(block);
+    }
+
+    /**
+     * How many blocks are current only at another site now (stale entries that are not zero
+     * markers): what a background pull has left to bring. 0 for a session that keeps no count.
+     */
+    default long elsewhereBlocks() {
+        return 0;
+    }
+
     /** This site just wrote these blocks: their local copies are current now. */
     void wrote(long first, long count);
 

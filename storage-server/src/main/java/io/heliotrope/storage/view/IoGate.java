@@ -33,6 +33,7 @@ public final class IoGate {
     private int inFlight;
     private final Deque<Waiter> waiting = new ArrayDeque<>();
     private final List<CompletableFuture<Void>> drains = new ArrayList<>();
+    private final List<CompletableFuture<Void>> openings = new ArrayList<>();
 
     private IoGate(State state) {
         this.state = state;
@@ -132,6 +133,7 @@ public final class IoGate {
     /** Serves everything again, the waiting requests first, in the order they came. */
     public void release() {
         List<Waiter> admitted = new ArrayList<>();
+        List<CompletableFuture<Void>> opened;
         synchronized (this) {
             if (state == State.ENDED) {
                 return;
@@ -140,21 +142,52 @@ public final class IoGate {
             admitted.addAll(waiting);
             waiting.clear();
             inFlight += admitted.size();
+            opened = List.copyOf(openings);
+            openings.clear();
         }
         admitted.forEach(waiter -> waiter.admitted().complete(null));
+        opened.forEach(opening -> opening.complete(null));
     }
 
     /** Fails every waiting request and every later one with {@code reason}. */
     public void end(RuntimeException reason) {
         requireNonNull(reason, "reason is null");
         List<Waiter> failed;
+        List<CompletableFuture<Void>> neverOpened;
         synchronized (this) {
             state = State.ENDED;
             ended = reason;
             failed = List.copyOf(waiting);
             waiting.clear();
+            neverOpened = List.copyOf(openings);
+            openings.clear();
         }
         failed.forEach(waiter -> waiter.admitted().completeExceptionally(reason));
+        neverOpened.forEach(opening -> opening.completeExceptionally(reason));
+    }
+
+    /** Whether everything is served now. */
+    public synchronized boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    /**
+     * Completes once the gate is open (at once when it is), on the thread that opens it;
+     * fails with the reason once it ends.
+     */
+    public CompletableFuture<Void> whenOpen() {
+        CompletableFuture<Void> opened = new CompletableFuture<>();
+        synchronized (this) {
+            if (state == State.ENDED) {
+                return CompletableFuture.failedFuture(ended);
+            }
+            if (state != State.OPEN) {
+                openings.add(opened);
+                return opened;
+            }
+        }
+        opened.complete(null);
+        return opened;
     }
 
     /** Requests waiting now. */

@@ -9,6 +9,8 @@ import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +36,7 @@ class TestPeerFetcher {
     private final MemoryBlockStore store = new MemoryBlockStore();
     private final ImageInfo image = store.createImage("disk", 512 * BLOCK_SIZE, UUID.randomUUID());
     private final ScriptedPeers peers = new ScriptedPeers();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final SiteDirectory sites = new SiteDirectory() {
         @Override
         public Optional<String> grpcAddress(String site) {
@@ -139,12 +142,72 @@ class TestPeerFetcher {
                 .containsExactly(new BlockVersion(6, 7, io.heliotrope.storage.BlockStore.BlockState.ZERO));
     }
 
+    @Test
+    void aBackgroundPullJoinsAForegroundFetchOfTheSameBlockAndViceVersa() {
+        peers.holds("a", 3, 7, (byte) 3);
+        peers.holds("a", 5, 7, (byte) 5);
+        PeerFetcher fetcher = fetcher(Duration.ofSeconds(10));
+
+        CompletableFuture<Void> foreground = fetch(fetcher, 3, 7, "a");
+        CompletableFuture<Void> joinedByPull = fetcher.fetchInBackground(image, List.of(new GlobalBlock(3, 7, "a")), CopyRule.NEWER).get(0);
+        CompletableFuture<Void> pulled = fetcher.fetchInBackground(image, List.of(new GlobalBlock(5, 7, "a")), CopyRule.NEWER).get(0);
+        CompletableFuture<Void> joinedByRead = fetch(fetcher, 5, 7, "a");
+        peers.release();
+
+        assertThat(joinedByPull).isSameAs(foreground);
+        assertThat(joinedByRead).isSameAs(pulled);
+        CompletableFuture.allOf(foreground, pulled).join();
+        assertThat(peers.requests()).containsExactly("a:[3]", "background a:[5]");
+        assertThat(read(5)).containsOnly(5);
+        assertThat(redundant()).isZero();
+    }
+
+    @Test
+    void aFetchLeavesTheTableOnlyAfterItsAskersDependentsRan() {
+        peers.holds("a", 3, 7, (byte) 3);
+        PeerFetcher fetcher = fetcher(Duration.ofSeconds(10));
+        CompletableFuture<Void> first = fetch(fetcher, 3, 7, "a");
+        List<CompletableFuture<Void>> askedMeanwhile = new ArrayList<>();
+        CompletableFuture<Void> dependent = first.thenRun(() -> askedMeanwhile.add(fetch(fetcher, 3, 7, "a")));
+
+        peers.release();
+        dependent.join();
+
+        assertThat(askedMeanwhile).containsExactly(first);
+        assertThat(peers.requests()).containsExactly("a:[3]");
+        // The answering thread drops the key right after the dependents ran: a later asker soon starts a fetch of its own.
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (fetch(fetcher, 3, 7, "a") == first && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        assertThat(peers.requests()).as("once done, a block that is stale again is asked again").containsExactly("a:[3]", "a:[3]");
+    }
+
+    @Test
+    void aCopyThatArrivesWhenTheLocalCopyAlreadyHasItsVersionIsCountedRedundant() {
+        peers.holds("a", 3, 7, (byte) 3);
+        peers.holds("a", 4, 7, (byte) 4);
+        store.storeCopies(image.id(), List.of(new Copy(3, 7, ByteBuffer.wrap(filled((byte) 3)))), CopyRule.NEWER, false);
+        peers.release();
+
+        fetcher(Duration.ofSeconds(10)).fetch(image, List.of(new GlobalBlock(3, 7, "a"), new GlobalBlock(4, 7, "a")), CopyRule.NEWER)
+                .forEach(CompletableFuture::join);
+
+        assertThat(redundant()).isEqualTo(1);
+    }
+
+    /** Copies from site a that arrived when the local copy had their version; a link's meters are made on its first use. */
+    private double redundant() {
+        Counter counter = registry.find("heliotrope.peer.fetch.redundant.blocks").tag("peer", "a").counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     private CompletableFuture<Void> fetch(PeerFetcher fetcher, long block, long version, String holder) {
         return fetcher.fetch(image, List.of(new GlobalBlock(block, version, holder)), CopyRule.NEWER).get(0);
     }
 
     private PeerFetcher fetcher(Duration timeout) {
-        return new PeerFetcher(store, peers, sites, executor, timeout);
+        return new PeerFetcher(store, peers, sites, new PeerMetrics(registry), executor, timeout);
     }
 
     private byte[] read(long block) {
@@ -188,6 +251,11 @@ class TestPeerFetcher {
                 requests.add(site + ":" + wanted.stream().map(Wanted::block).toList());
             }
             return released.thenApply(ignored -> answer(site, wanted));
+        }
+
+        @Override
+        public CompletableFuture<List<Copy>> fetchInBackground(String site, ImageRef image, List<Wanted> wanted) {
+            return fetch("background " + site, image, wanted).thenApply(ignored -> answer(site, wanted));
         }
 
         private synchronized List<Copy> answer(String site, List<Wanted> wanted) {

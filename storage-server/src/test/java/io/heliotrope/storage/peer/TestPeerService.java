@@ -21,10 +21,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.SKIP;
@@ -37,12 +39,14 @@ class TestPeerService {
 
     private final MemoryBlockStore store = new MemoryBlockStore();
     private final ExecutorService storeCalls = BoundedExecutors.fixed("test-store", 2, 64);
-    private final PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls);
+    private final ExecutorService bulkCalls = BoundedExecutors.fixed("test-bulk", 1, 64);
+    private final PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls, bulkCalls);
     private final ImageRef disk = new ImageRef(UUID.randomUUID(), "disk", SIZE);
 
     @AfterEach
     void close() throws InterruptedException {
         BoundedExecutors.shutdown(storeCalls, Duration.ofSeconds(5));
+        BoundedExecutors.shutdown(bulkCalls, Duration.ofSeconds(5));
         store.close();
     }
 
@@ -110,6 +114,31 @@ class TestPeerService {
     }
 
     @Test
+    void backgroundFetchesRunOnTheirOwnPoolSoThatForegroundFetchesNeverWaitBehindThem() throws Exception {
+        long id = store.createImage("disk", SIZE, disk.identity()).id();
+        store.write(id, 1, filled(7), 10, SKIP, false);
+        List<Wanted> wanted = List.of(new Wanted(1, 10));
+        CountDownLatch bulkBusy = new CountDownLatch(1);
+        bulkCalls.execute(() -> awaitUninterruptibly(bulkBusy));
+
+        CompletableFuture<List<Copy>> background = service.fetchInBackground(disk, wanted);
+        assertThat(service.fetch(disk, wanted).get(5, TimeUnit.SECONDS)).extracting(Copy::block).containsExactly(1L);
+        assertThat(background).isNotDone();
+        bulkBusy.countDown();
+        assertThat(background.get(5, TimeUnit.SECONDS)).extracting(Copy::block).containsExactly(1L);
+
+        CountDownLatch storeBusy = new CountDownLatch(1);
+        for (int thread = 0; thread < 2; thread++) {
+            storeCalls.execute(() -> awaitUninterruptibly(storeBusy));
+        }
+        CompletableFuture<List<Copy>> foreground = service.fetch(disk, wanted);
+        assertThat(service.fetchInBackground(disk, wanted).get(5, TimeUnit.SECONDS)).extracting(Copy::block).containsExactly(1L);
+        assertThat(foreground).isNotDone();
+        storeBusy.countDown();
+        assertThat(foreground.get(5, TimeUnit.SECONDS)).hasSize(1);
+    }
+
+    @Test
     void fetchAnswersOnlyBlocksHeldAtExactlyTheVersionWanted() {
         long id = store.createImage("disk", SIZE, disk.identity()).id();
         store.write(id, 1, filled(7), 10, SKIP, false);
@@ -165,7 +194,7 @@ class TestPeerService {
     void pushFollowsTheRuleOfThePolicyForTheImage() {
         long id = store.createImage("disk", SIZE, disk.identity()).id();
         CopyRule onlyEvenBlocks = (copy, local) -> copy.block() % 2 == 0;
-        PeerService picky = new PeerService(store, store.view(), image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls);
+        PeerService picky = new PeerService(store, store.view(), image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls, bulkCalls);
 
         assertThat(picky.push(disk, List.of(new Copy(1, 5, filled(1)), new Copy(2, 5, filled(2)))).join()).containsExactly(false, true);
     }
@@ -205,6 +234,14 @@ class TestPeerService {
                 .isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
                 .hasMessage("image disk: peers name images by their identity, and this one has none");
         assertThat(store.listImages()).isEmpty();
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private ByteBuffer read(long id, long block) {

@@ -49,7 +49,7 @@ class TestSyncRecoverer {
 
     TestSyncRecoverer() {
         controller.createImage("vm", SIZE);
-        stores.forEach((site, store) -> peers.add(site, new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls)));
+        stores.forEach((site, store) -> peers.add(site, new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls, storeCalls)));
     }
 
     @AfterEach

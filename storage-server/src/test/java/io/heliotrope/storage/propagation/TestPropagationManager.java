@@ -189,7 +189,7 @@ class TestPropagationManager {
 
     @Test
     void modeAndSChangeAtRunTime() {
-        ImagePropagation propagation = manager.open(image, PushGuard.NONE, new Replication(Mode.ON_DEMAND, 1000, 0, HERE, 1, 0, 0, Map.of(HERE, TO_THERE)));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, new Replication(Mode.ON_DEMAND, 1000, 0, HERE, 1, 0, 0, Map.of(HERE, TO_THERE), false));
         writeAll(propagation, 4);
         scheduler.advance(Duration.ofSeconds(1));
         // Written once, never read: fr/fw = 0 is below S = 0.5.
@@ -287,6 +287,43 @@ class TestPropagationManager {
     }
 
     @Test
+    void aHeatRequestStopsTheDrainToTheAskingSite() {
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, Map.of(THERE, 0.5, "eu-west", 0.5)));
+        writeAll(propagation, 16);
+        propagation.close();
+
+        manager.yield(ImageRef.of(image), THERE);
+        manager.yield(new ImageRef(UUID.randomUUID(), "disk", image.sizeBytes()), "eu-west");
+        scheduler.advance(Duration.ofSeconds(1));
+
+        assertThat(peers.pushes()).as("another image's heat was asked from eu-west").isNotEmpty()
+                .allSatisfy(push -> assertThat(push.site()).isEqualTo("eu-west"));
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies).hasSize(16);
+        assertThat(manager.backlogs()).isEmpty();
+    }
+
+    @Test
+    void aDrainWithNoSiteLeftEndsAndAnOpenImageKeepsPushingToTheSiteThatAsked() {
+        ImagePropagation closed = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
+        writeAll(closed, 4);
+        closed.close();
+        ImageInfo openImage = store.createImage("open", 64 * BLOCK_SIZE, UUID.randomUUID());
+        ImagePropagation open = manager.open(openImage, PushGuard.NONE, replication(1000, 0, TO_THERE));
+
+        manager.yield(ImageRef.of(image), THERE);
+        manager.yield(ImageRef.of(openImage), THERE);
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(peers.pushes()).isEmpty();
+        assertThat(manager.backlogs()).isEmpty();
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
+
+        store.write(openImage.id(), 0, ByteBuffer.allocate(BLOCK_SIZE), ++lastVersion, Dirty.SKIP, false);
+        open.recordWrite(0, 1);
+        scheduler.advance(Duration.ofSeconds(1));
+        assertThat(peers.pushes()).singleElement().satisfies(push -> assertThat(push.image().name()).isEqualTo("open"));
+    }
+
+    @Test
     void closingAnImageWithNothingToPushEndsItsPropagation() {
         // S = 1: blocks never read would wait for reads, which no longer come.
         ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 1, TO_THERE));
@@ -362,7 +399,7 @@ class TestPropagationManager {
     }
 
     private static Replication replication(double k, double s, long cap, long budget, Map<String, Double> row) {
-        return new Replication(Mode.PROACTIVE, k, s, HERE, 1, cap, budget, Map.of(HERE, row));
+        return new Replication(Mode.PROACTIVE, k, s, HERE, 1, cap, budget, Map.of(HERE, row), false);
     }
 
     private double counter(String name) {

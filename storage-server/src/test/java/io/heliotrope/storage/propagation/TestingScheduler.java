@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * thread, in the order of their times, when {@link #advance} reaches them. Its
  * {@link #clock()} shows the same time.
  */
-final class TestingScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class TestingScheduler extends AbstractExecutorService implements ScheduledExecutorService {
     private final PriorityQueue<Task> tasks = new PriorityQueue<>();
     private final Clock clock = new SchedulerClock();
     private long nanos;
@@ -27,16 +27,16 @@ final class TestingScheduler extends AbstractExecutorService implements Schedule
     private long ran;
     private boolean shutdown;
 
-    TestingScheduler(Instant start) {
+    public TestingScheduler(Instant start) {
         this.nanos = TimeUnit.MILLISECONDS.toNanos(start.toEpochMilli());
     }
 
-    Clock clock() {
+    public Clock clock() {
         return clock;
     }
 
     /** Runs the tasks due until {@code duration} from now, each at its time, then stands at that time. */
-    void advance(Duration duration) {
+    public void advance(Duration duration) {
         long end = nanos + duration.toNanos();
         for (Task task = next(end); task != null; task = next(end)) {
             task.action.run();
@@ -47,12 +47,12 @@ final class TestingScheduler extends AbstractExecutorService implements Schedule
     }
 
     /** Runs the tasks due now. */
-    void runDue() {
+    public void runDue() {
         advance(Duration.ZERO);
     }
 
     /** How many tasks have run. */
-    synchronized long ran() {
+    public synchronized long ran() {
         return ran;
     }
 

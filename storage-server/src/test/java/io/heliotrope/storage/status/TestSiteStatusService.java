@@ -10,6 +10,7 @@ import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.peer.PeerMetrics.BlockBytes;
 import io.heliotrope.storage.peer.PeerMetrics.Traffic;
 import io.heliotrope.storage.propagation.PropagationManager.Backlog;
+import io.heliotrope.storage.pull.PullStatus;
 import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.ReadCounter;
@@ -61,13 +62,13 @@ class TestSiteStatusService {
         // Zeroes over blocks written: zero markers.
         first.writeZeroes(3 * BLOCK_SIZE, 2 * BLOCK_SIZE, false, false).join();
 
-        SiteState state = service("local", exports, Map::of, () -> Traffic.NONE).status().join();
+        SiteState state = service("local", exports, Map::of, () -> Traffic.NONE, Map::of).status().join();
 
         assertThat(state.site()).isEqualTo("local");
         assertThat(state.started()).isEqualTo(STARTED);
         assertThat(state.images()).containsExactly(
-                new SiteState.Image("idle", null, 0, 0, 0, 0, Backlog.NONE, NONE),
-                new SiteState.Image("used", null, 3, 2, 2, 0, Backlog.NONE, NONE));
+                new SiteState.Image("idle", null, 0, 0, 0, 0, Backlog.NONE, NONE, null),
+                new SiteState.Image("used", null, 3, 2, 2, 0, Backlog.NONE, NONE, null));
         assertThat(state.peers()).isEmpty();
         first.close();
         second.close();
@@ -83,11 +84,12 @@ class TestSiteStatusService {
         device.write(0, filled(5, 7), false).join();
         Map<String, Backlog> backlogs = Map.of("disk", new Backlog(5, Duration.ofMillis(1500)));
         Traffic traffic = new Traffic(Map.of("taiwan", new BlockBytes(20 * BLOCK_SIZE, BLOCK_SIZE)), Map.of("disk", new BlockBytes(20 * BLOCK_SIZE, 0)));
-        SiteStatusService service = service("virginia", exports, () -> backlogs, () -> traffic);
+        PullStatus pull = new PullStatus("disk", PullStatus.State.DONE, 0, 0, 0, 0);
+        SiteStatusService service = service("virginia", exports, () -> backlogs, () -> traffic, () -> Map.of("disk", pull));
 
         SiteState state = service.status().join();
         assertThat(state.images()).containsExactly(new SiteState.Image("disk", controller.identity("disk"), 5, 0, 1, 5, backlogs.get("disk"),
-                traffic.byImage().get("disk")));
+                traffic.byImage().get("disk"), pull));
         assertThat(state.peers()).containsExactly(entry("taiwan", new BlockBytes(20 * BLOCK_SIZE, BLOCK_SIZE)));
 
         device.close();
@@ -97,8 +99,9 @@ class TestSiteStatusService {
         assertThat(service.status().join().images()).extracting(SiteState.Image::connections).containsExactly(0);
     }
 
-    private SiteStatusService service(String site, ImageExports exports, Supplier<Map<String, Backlog>> backlogs, Supplier<Traffic> traffic) {
-        return new SiteStatusService(site, STARTED, store, exports, backlogs, traffic, censusThread);
+    private SiteStatusService service(String site, ImageExports exports, Supplier<Map<String, Backlog>> backlogs, Supplier<Traffic> traffic,
+            Supplier<Map<String, PullStatus>> pulls) {
+        return new SiteStatusService(site, STARTED, store, exports, backlogs, traffic, pulls, censusThread);
     }
 
     private ImageExports exports(ImageSessions sessions) {

@@ -8,6 +8,7 @@ import io.heliotrope.nbd.BlockDescriptor;
 import io.heliotrope.nbd.BlockDevice;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.Dirty;
+import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ReplicatorFactory;
@@ -25,7 +26,9 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -216,6 +219,48 @@ class TestDataView {
         } finally {
             device.close();
         }
+    }
+
+    @Test
+    void theBackgroundPullFetchesThroughTheViewAndHearsOfTheClientsOwnMissesOnly() {
+        ImageSession session = siteB.open("disk");
+        assertThat(session.elsewhereBlocks()).as("1 to 3; block 5 is a zero marker").isEqualTo(3);
+        DataView view = view(session, storeB);
+        List<List<GlobalBlock>> missed = new ArrayList<>();
+        PullTarget[] target = new PullTarget[1];
+        view.startBackground((pulled, through) -> {
+            target[0] = through;
+            return new Background() {
+                @Override
+                public void missed(List<GlobalBlock> blocks) {
+                    missed.add(blocks);
+                }
+
+                @Override
+                public void stop() {}
+            };
+        });
+
+        CompletableFuture<Void> read = view.read(1, 1, ByteBuffer.allocate(BLOCK_SIZE));
+        assertThat(missed).containsExactly(List.of(session.staleEntry(1)));
+        arrive(fetcher.fetches().get(0));
+        read.join();
+        CompletableFuture<Void> next = view.read(2, 1, ByteBuffer.allocate(BLOCK_SIZE));
+        assertThat(fetcher.fetches()).extracting(Fetch::block).as("block 3 read ahead").containsExactly(1L, 3L, 2L);
+        assertThat(missed).as("read-ahead is not a miss").extracting(blocks -> blocks.get(0).block()).containsExactly(1L, 2L);
+        assertThat(session.elsewhereBlocks()).isEqualTo(2);
+
+        List<CompletableFuture<Void>> pulled = target[0].pull(List.of(session.staleEntry(2), session.staleEntry(3)));
+        assertThat(fetcher.fetches().subList(3, 5)).extracting(Fetch::block, Fetch::background).containsExactly(tuple(2L, true), tuple(3L, true));
+        assertThat(fetcher.fetches().get(3).replace()).as("the rule of every fetch of the view").isSameAs(fetcher.fetches().get(0).replace());
+        view.write(3, filled(1, 5), Version.compose(session.epoch(), 1), false);
+        assertThat(session.elsewhereBlocks()).as("a write here makes block 3 current").isEqualTo(1);
+        fetcher.fetches().subList(1, 5).forEach(this::arrive);
+        assertThat(pulled).allMatch(CompletableFuture::isDone);
+        next.join();
+        assertThat(session.elsewhereBlocks()).isZero();
+        assertThat(session.staleEntry(2)).isNull();
+        assertThat(session.staleEntry(5)).as("zero markers stay stale: nothing to fetch").isNotNull();
     }
 
     /** What a fetcher does: stores the holder's copy here, then completes. */

@@ -46,4 +46,24 @@ class TestIoGate {
         assertThatThrownBy(read::join).hasRootCauseMessage("ended");
         assertThatThrownBy(() -> gate.run(Kind.FLUSH, () -> CompletableFuture.completedFuture("late")).join()).hasRootCauseMessage("ended");
     }
+
+    @Test
+    void whenOpenCompletesAsAStandbyOrAHoldIsReleasedAndFailsOnceTheGateEnds() {
+        IoGate gate = IoGate.standby();
+        assertThat(gate.isOpen()).isFalse();
+        CompletableFuture<Void> opened = gate.whenOpen();
+        assertThat(opened).isNotDone();
+        gate.release();
+        assertThat(gate.isOpen()).isTrue();
+        assertThat(opened).isCompleted();
+        assertThat(gate.whenOpen()).isCompleted();
+
+        gate.hold();
+        assertThat(gate.isOpen()).isFalse();
+        CompletableFuture<Void> reopened = gate.whenOpen();
+        gate.end(new IllegalStateException("handed over"));
+        assertThat(gate.isOpen()).isFalse();
+        assertThatThrownBy(reopened::join).hasRootCauseMessage("handed over");
+        assertThatThrownBy(() -> gate.whenOpen().join()).hasRootCauseMessage("handed over");
+    }
 }

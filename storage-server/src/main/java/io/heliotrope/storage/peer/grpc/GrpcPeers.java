@@ -34,7 +34,8 @@ import static java.util.Objects.requireNonNull;
  * {@link Peers} over gRPC. A call's blocks travel in batches of at most {@value #BATCH}
  * (1 MiB of data), spread over as many of the site's connections as there are batches, a
  * stream on each; answers come back in the order asked. Every call has the configured
- * timeout as its deadline, and fails with {@code PEER_UNAVAILABLE} when it passes.
+ * timeout as its deadline, and fails with {@code PEER_UNAVAILABLE} when it passes. A
+ * background pull's fetches travel on connections of their own, marked as background.
  */
 public final class GrpcPeers implements Peers {
     static final int BATCH = 256;
@@ -48,14 +49,24 @@ public final class GrpcPeers implements Peers {
         this.metrics = requireNonNull(metrics, "metrics is null");
         this.config = requireNonNull(config, "config is null");
         this.channels = new SiteChannels(requireNonNull(localSite, "localSite is null"), requireNonNull(directory, "directory is null"),
-                metrics, config.connections());
+                metrics, config.connections(), config.bulkConnections());
     }
 
     @Override
     public CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted) {
+        return fetch(site, image, wanted, false);
+    }
+
+    @Override
+    public CompletableFuture<List<Copy>> fetchInBackground(String site, ImageRef image, List<Wanted> wanted) {
+        return fetch(site, image, wanted, true);
+    }
+
+    private CompletableFuture<List<Copy>> fetch(String site, ImageRef image, List<Wanted> wanted, boolean background) {
         long start = System.nanoTime();
         List<List<Wanted>> batches = batches(wanted);
-        CompletableFuture<List<Copy>> fetched = inBatches(site, batches.size(), i -> PeerProtos.fetchRequest(image, batches.get(i)), PeerServiceStub::fetch)
+        CompletableFuture<List<Copy>> fetched = inBatches(site, background, batches.size(),
+                i -> PeerProtos.fetchRequest(image, batches.get(i), background), PeerServiceStub::fetch)
                 .thenApply(responses -> {
                     List<Copy> copies = new ArrayList<>(wanted.size());
                     for (int i = 0; i < responses.size(); i++) {
@@ -70,7 +81,7 @@ public final class GrpcPeers implements Peers {
     @Override
     public CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies) {
         List<List<Copy>> batches = batches(copies);
-        CompletableFuture<boolean[]> pushed = inBatches(site, batches.size(), i -> PeerProtos.pushRequest(image, batches.get(i)), PeerServiceStub::push)
+        CompletableFuture<boolean[]> pushed = inBatches(site, false, batches.size(), i -> PeerProtos.pushRequest(image, batches.get(i)), PeerServiceStub::push)
                 .thenApply(responses -> {
                     boolean[] stored = new boolean[copies.size()];
                     int count = 0;
@@ -169,17 +180,18 @@ public final class GrpcPeers implements Peers {
 
     /**
      * Sends {@code count} batches to {@code site}, spread in runs over as many connections as
-     * there are batches (up to all of them), a stream on each; completes with the answers in
-     * the order of the batches.
+     * there are batches (up to all of them; the bulk ones for {@code bulk}), a stream on each;
+     * completes with the answers in the order of the batches.
      */
-    private <Q, R> CompletableFuture<List<R>> inBatches(String site, int count, IntFunction<Q> request,
+    private <Q, R> CompletableFuture<List<R>> inBatches(String site, boolean bulk, int count, IntFunction<Q> request,
                                                        BiFunction<PeerServiceStub, StreamObserver<R>, StreamObserver<Q>> method) {
         if (count == 0) {
             return CompletableFuture.completedFuture(List.of());
         }
         List<ManagedChannel> taken;
         try {
-            taken = channels.next(site, Math.min(count, config.connections()));
+            taken = bulk ? channels.nextBulk(site, Math.min(count, config.bulkConnections()))
+                    : channels.next(site, Math.min(count, config.connections()));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

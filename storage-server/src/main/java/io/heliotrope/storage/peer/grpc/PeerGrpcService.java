@@ -11,13 +11,17 @@ import io.heliotrope.proto.storage.v1.FenceRequest;
 import io.heliotrope.proto.storage.v1.FenceResponse;
 import io.heliotrope.proto.storage.v1.FetchRequest;
 import io.heliotrope.proto.storage.v1.FetchResponse;
+import io.heliotrope.proto.storage.v1.HeatRequest;
+import io.heliotrope.proto.storage.v1.HeatResponse;
 import io.heliotrope.proto.storage.v1.PeerServiceGrpc;
 import io.heliotrope.proto.storage.v1.PingRequest;
 import io.heliotrope.proto.storage.v1.PingResponse;
 import io.heliotrope.proto.storage.v1.PushRequest;
 import io.heliotrope.proto.storage.v1.PushResponse;
+import io.heliotrope.storage.heat.HeatService;
 import io.heliotrope.storage.peer.PeerMetrics;
 import io.heliotrope.storage.peer.PeerService;
+import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.peer.SiteDirectory;
 
@@ -31,7 +35,8 @@ import static java.util.Objects.requireNonNull;
 /**
  * {@code heliotrope.storage.v1.PeerService}: protos in, {@link PeerService} calls, protos
  * out, one batch at a time per stream ({@link ServerBatches}); the bytes of every call are
- * counted on the link to the calling site.
+ * counted on the link to the calling site. A fetch marked {@code background} goes to the
+ * peer service's pool of background fetches; heat is asked of the {@link HeatService}.
  */
 public final class PeerGrpcService implements PeerServiceGrpc.AsyncService, BindableService {
     /**
@@ -42,12 +47,16 @@ public final class PeerGrpcService implements PeerServiceGrpc.AsyncService, Bind
 
     /** Collected blocks per response: 17 bytes each at most, so 64 KiB and more a message. */
     private static final int COLLECT_BATCH = 4096;
+    /** Blocks of heat per response: 10 bytes each at most, so 160 KiB a message at most. */
+    static final int HEAT_BATCH = 16384;
 
     private final PeerService service;
+    private final HeatService heats;
     private final ServerTraffic traffic;
 
-    public PeerGrpcService(PeerService service, SiteDirectory directory, PeerMetrics metrics) {
+    public PeerGrpcService(PeerService service, HeatService heats, SiteDirectory directory, PeerMetrics metrics) {
         this.service = requireNonNull(service, "service is null");
+        this.heats = requireNonNull(heats, "heats is null");
         this.traffic = new ServerTraffic(requireNonNull(directory, "directory is null"), requireNonNull(metrics, "metrics is null"));
     }
 
@@ -60,7 +69,8 @@ public final class PeerGrpcService implements PeerServiceGrpc.AsyncService, Bind
     public StreamObserver<FetchRequest> fetch(StreamObserver<FetchResponse> observer) {
         return new ServerBatches<>(observer, request -> {
             List<Wanted> wanted = PeerProtos.wanted(request);
-            return service.fetch(PeerProtos.image(request.getImage()), wanted)
+            ImageRef image = PeerProtos.image(request.getImage());
+            return (request.getBackground() ? service.fetchInBackground(image, wanted) : service.fetch(image, wanted))
                     .thenApply(copies -> PeerProtos.fetchResponse(wanted, copies));
         });
     }
@@ -81,6 +91,13 @@ public final class PeerGrpcService implements PeerServiceGrpc.AsyncService, Bind
     public void collect(CollectRequest request, StreamObserver<CollectResponse> observer) {
         answer(() -> service.collect(PeerProtos.image(request.getImage()), request.getFirstEpoch(), request.getLastEpoch()), observer,
                 blocks -> PeerProtos.collectResponses(blocks, COLLECT_BATCH));
+    }
+
+    @Override
+    public void heat(HeatRequest request, StreamObserver<HeatResponse> observer) {
+        answer(() -> CompletableFuture.completedFuture(heats.heat(PeerProtos.image(request.getImage()), request.getAskingSite(),
+                request.getHolderEpoch(), Integer.toUnsignedLong(request.getMaxBlocks()))), observer,
+                heat -> PeerProtos.heatResponses(heat, HEAT_BATCH));
     }
 
     /** Sends the responses a call's result makes, or its failure. */

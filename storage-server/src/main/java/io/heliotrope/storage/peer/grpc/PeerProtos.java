@@ -10,16 +10,21 @@ import io.heliotrope.proto.storage.v1.CopyState;
 import io.heliotrope.proto.storage.v1.FetchRequest;
 import io.heliotrope.proto.storage.v1.FenceRequest;
 import io.heliotrope.proto.storage.v1.FetchResponse;
+import io.heliotrope.proto.storage.v1.HeatRequest;
+import io.heliotrope.proto.storage.v1.HeatResponse;
 import io.heliotrope.proto.storage.v1.PeerImage;
 import io.heliotrope.proto.storage.v1.PushRequest;
 import io.heliotrope.proto.storage.v1.PushResponse;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.Copy;
+import io.heliotrope.storage.heat.Heat;
+import io.heliotrope.storage.heat.HeatLog.Recorded;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
@@ -38,8 +43,9 @@ final class PeerProtos {
 
     private PeerProtos() {}
 
-    static FetchRequest fetchRequest(ImageRef image, List<Wanted> wanted) {
-        FetchRequest.Builder request = FetchRequest.newBuilder().setImage(toProto(image));
+    /** A fetch of these blocks; {@code background} for a background pull's batch. */
+    static FetchRequest fetchRequest(ImageRef image, List<Wanted> wanted, boolean background) {
+        FetchRequest.Builder request = FetchRequest.newBuilder().setImage(toProto(image)).setBackground(background);
         for (Wanted block : wanted) {
             request.addBlocks(block.block()).addVersions(block.version());
         }
@@ -185,6 +191,43 @@ final class PeerProtos {
         for (int i = 0; i < response.getBlocksCount(); i++) {
             blocks.add(new BlockVersion(response.getBlocks(i), response.getVersions(i), response.getZero(i) ? BlockState.ZERO : BlockState.DATA));
         }
+    }
+
+    static HeatRequest heatRequest(ImageRef image, String askingSite, long holderEpoch, int maxBlocks) {
+        return HeatRequest.newBuilder().setImage(toProto(image)).setAskingSite(askingSite).setHolderEpoch(holderEpoch).setMaxBlocks(maxBlocks).build();
+    }
+
+    /** The heat in messages of {@code batch} blocks at most; no heat is one message with epoch 0 and no blocks. */
+    static List<HeatResponse> heatResponses(Recorded heat, int batch) {
+        List<HeatResponse> responses = new ArrayList<>();
+        long[] blocks = heat.blocks();
+        int from = 0;
+        do {
+            int to = Math.min(blocks.length, from + batch);
+            HeatResponse.Builder response = HeatResponse.newBuilder().setEpoch(heat.epoch());
+            for (int i = from; i < to; i++) {
+                response.addBlocks(blocks[i]);
+            }
+            responses.add(response.build());
+            from = to;
+        } while (from < blocks.length);
+        return responses;
+    }
+
+    /** {@code site}'s heat from its messages, in their order: at most {@code maxBlocks} blocks. */
+    static Heat heat(String site, List<HeatResponse> responses, int maxBlocks) {
+        long epoch = responses.isEmpty() ? 0 : responses.get(0).getEpoch();
+        long[] blocks = new long[responses.stream().mapToInt(HeatResponse::getBlocksCount).sum()];
+        int size = 0;
+        for (HeatResponse response : responses) {
+            if (response.getEpoch() != epoch) {
+                throw badAnswer(site, "heat of epochs " + epoch + " and " + response.getEpoch() + " in one answer");
+            }
+            for (int i = 0; i < response.getBlocksCount(); i++) {
+                blocks[size++] = response.getBlocks(i);
+            }
+        }
+        return new Heat(site, epoch, size > maxBlocks ? Arrays.copyOf(blocks, maxBlocks) : blocks);
     }
 
     private static PeerImage toProto(ImageRef image) {

@@ -15,11 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 /**
- * The connections to each peer site: {@code connections} channels per site, made on first
+ * The connections to each peer site: {@code connections} channels per site for every call,
+ * and {@code bulkConnections} more that only background pulls use (so a foreground fetch
+ * never waits behind a pull's data in a connection's flow-control window), made on first
  * use at the address the site directory gives, and made again when that address changes
- * (the old ones finish the calls they carry, then close).
+ * (the old ones finish the calls they carry, then close). A channel connects on its first call.
  */
 final class SiteChannels implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SiteChannels.class);
@@ -28,14 +31,16 @@ final class SiteChannels implements AutoCloseable {
     private final SiteDirectory directory;
     private final PeerMetrics metrics;
     private final int connections;
+    private final int bulkConnections;
     private final Map<String, Site> sites = new HashMap<>();
     private boolean closed;
 
-    SiteChannels(String localSite, SiteDirectory directory, PeerMetrics metrics, int connections) {
+    SiteChannels(String localSite, SiteDirectory directory, PeerMetrics metrics, int connections, int bulkConnections) {
         this.localSite = localSite;
         this.directory = directory;
         this.metrics = metrics;
         this.connections = connections;
+        this.bulkConnections = bulkConnections;
     }
 
     /**
@@ -43,12 +48,24 @@ final class SiteChannels implements AutoCloseable {
      * enough, starting from the one after those the last call took.
      */
     List<ManagedChannel> next(String site, int count) {
+        return take(site(site).channels, count);
+    }
+
+    /** As {@link #next}, from the connections that carry background pulls only. */
+    List<ManagedChannel> nextBulk(String site, int count) {
+        return take(site(site).bulk, count);
+    }
+
+    private Site site(String site) {
         String address = directory.grpcAddress(site)
                 .orElseThrow(() -> new HeliotropeException(ErrorCode.SITE_NOT_FOUND, "site " + site + " is not in the site registry"));
-        Site channels = at(site, address);
-        int first = channels.next.getAndAdd(count);
+        return at(site, address);
+    }
+
+    private static List<ManagedChannel> take(Lane lane, int count) {
+        int first = lane.next.getAndAdd(count);
         List<ManagedChannel> taken = IntStream.range(first, first + count)
-                .mapToObj(i -> channels.channels.get(Math.floorMod(i, connections)))
+                .mapToObj(i -> lane.channels.get(Math.floorMod(i, lane.channels.size())))
                 .toList();
         for (ManagedChannel channel : taken) {
             if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
@@ -69,11 +86,15 @@ final class SiteChannels implements AutoCloseable {
         }
         if (known != null) {
             log.info("{}: peer address changed from {} to {}", site, known.address, address);
-            known.channels.forEach(ManagedChannel::shutdown);
+            known.all().forEach(ManagedChannel::shutdown);
         }
-        Site made = new Site(address, IntStream.range(0, connections).mapToObj(i -> channel(site, address)).toList(), new AtomicInteger());
+        Site made = new Site(address, lane(site, address, connections), lane(site, address, bulkConnections));
         sites.put(site, made);
         return made;
+    }
+
+    private Lane lane(String site, String address, int count) {
+        return new Lane(IntStream.range(0, count).mapToObj(i -> channel(site, address)).toList(), new AtomicInteger());
     }
 
     private ManagedChannel channel(String site, String address) {
@@ -87,9 +108,16 @@ final class SiteChannels implements AutoCloseable {
     @Override
     public synchronized void close() {
         closed = true;
-        sites.values().forEach(site -> site.channels.forEach(ManagedChannel::shutdownNow));
+        sites.values().forEach(site -> site.all().forEach(ManagedChannel::shutdownNow));
         sites.clear();
     }
 
-    private record Site(String address, List<ManagedChannel> channels, AtomicInteger next) {}
+    private record Site(String address, Lane channels, Lane bulk) {
+        List<ManagedChannel> all() {
+            return Stream.concat(channels.channels.stream(), bulk.channels.stream()).toList();
+        }
+    }
+
+    /** Channels that calls take turns on. */
+    private record Lane(List<ManagedChannel> channels, AtomicInteger next) {}
 }

@@ -71,8 +71,8 @@ class TestRemoteDevice {
         counted.addAndGet(1, fetched);
     };
     private final SitePeers peers = new SitePeers(Map.of(
-            "a", new PeerService(home, home.view(), PushPolicy.NEWER, peerCalls),
-            "c", new PeerService(third, third.view(), PushPolicy.NEWER, peerCalls)));
+            "a", new PeerService(home, home.view(), PushPolicy.NEWER, peerCalls, peerCalls),
+            "c", new PeerService(third, third.view(), PushPolicy.NEWER, peerCalls, peerCalls)));
 
     TestRemoteDevice() {
         controller.createImage(IMAGE, 64 * BLOCK_SIZE);

@@ -1,7 +1,14 @@
 package io.heliotrope.storage.peer.grpc;
 
+import io.grpc.ForwardingServerCallListener;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.proto.storage.v1.FetchRequest;
 import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.peer.PeerMetrics;
@@ -18,12 +25,17 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static io.heliotrope.storage.BlockStore.Dirty.SKIP;
@@ -220,6 +232,30 @@ class TestGrpcPeers {
     }
 
     @Test
+    void backgroundFetchesTravelMarkedOnConnectionsOfTheirOwn() throws IOException {
+        FetchRecorder recorder = new FetchRecorder();
+        try (TestingPeerSite recorded = new TestingPeerSite("b", directory, recorder);
+             GrpcPeers twoBulk = new GrpcPeers("a", directory, metrics, new GrpcPeersConfig(3, 2, TIMEOUT))) {
+            directory.put("b", recorded.address());
+            long id = recorded.store.createImage("disk", SIZE, disk.identity()).id();
+            List<Wanted> wanted = new ArrayList<>();
+            for (int block = 0; block < 8 * GrpcPeers.BATCH; block++) {
+                recorded.store.write(id, block, filled(block, 1), 10, SKIP, false);
+                wanted.add(new Wanted(block, 10));
+            }
+
+            assertThat(twoBulk.fetch("b", disk, wanted).join()).hasSize(wanted.size());
+            assertThat(twoBulk.fetchInBackground("b", disk, wanted).join()).hasSize(wanted.size());
+            assertThat(twoBulk.fetch("b", disk, wanted).join()).hasSize(wanted.size());
+
+            Map<Boolean, Set<SocketAddress>> connections = recorder.connections();
+            assertThat(connections.get(false)).hasSize(3);
+            assertThat(connections.get(true)).hasSize(2).doesNotContainAnyElementsOf(connections.get(false));
+            assertThat(recorder.requests()).isEqualTo(3 * 8);
+        }
+    }
+
+    @Test
     void pingMeasuresARoundTrip() {
         assertThat(peers.ping("b").join()).isPositive().isLessThan(TIMEOUT);
     }
@@ -234,6 +270,35 @@ class TestGrpcPeers {
         Throwable failure = call.handle((value, e) -> e).join();
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(SHORT_TIMEOUT.multipliedBy(4));
         assertThat(HeliotropeException.unwrap(failure)).isInstanceOfSatisfying(HeliotropeException.class, e -> assertThat(e.code()).isEqualTo(code));
+    }
+
+    /** Which client connections the fetch requests came on, by their {@code background} flag. */
+    private static final class FetchRecorder implements ServerInterceptor {
+        private final Map<Boolean, Set<SocketAddress>> connections = new ConcurrentHashMap<>();
+        private final AtomicInteger requests = new AtomicInteger();
+
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            SocketAddress client = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            return new ForwardingServerCallListener.SimpleForwardingServerCallListener<>(next.startCall(call, headers)) {
+                @Override
+                public void onMessage(Q message) {
+                    if (message instanceof FetchRequest fetch) {
+                        requests.incrementAndGet();
+                        connections.computeIfAbsent(fetch.getBackground(), flag -> ConcurrentHashMap.newKeySet()).add(client);
+                    }
+                    super.onMessage(message);
+                }
+            };
+        }
+
+        Map<Boolean, Set<SocketAddress>> connections() {
+            return Map.copyOf(connections);
+        }
+
+        int requests() {
+            return requests.get();
+        }
     }
 
     private static double bytes(MeterRegistry registry, String peer, String direction) {
