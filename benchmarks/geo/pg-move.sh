@@ -330,9 +330,12 @@ arm_flags() {
   fi
 }
 
-# helio up with extra flags: lib.sh's helio_up runs $HELIO, so a wrapper adds them.
+# helio up with extra flags: lib.sh's helio_up runs $HELIO, so a wrapper adds them. The
+# previous arm's log goes first: launch empties it only once its child runs, and
+# wait_for_line could meet the old "Press Ctrl-C" before that.
 up_with() {
   local wrapper=$OUT/helio-up-wrapper
+  rm -f "$OUT/logs/up.log"
   if (($# == 0)); then helio_up up "$WORK/up" "$RTT" "$BW"; return; fi
   printf '#!/bin/sh\nexec %q "$@"%s\n' "$HELIO" "$(printf ' %q' "$@")" >"$wrapper"
   chmod +x "$wrapper"
