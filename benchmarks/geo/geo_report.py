@@ -10,13 +10,19 @@
       medians per build and the per-round ratios (median, min, max) of local-ab.csv
   geo_report.py sustained CSV SECONDS WINDOW
       the sustained job of local-ab.sh: mean, first and last window, last/first per site
+  geo_report.py pg-move ARMS_CSV RAW_DIR OUT_DIR
+      per arm of pg-move-arms.csv, from RAW_DIR's transaction logs and metric samples:
+      writes pg-move-tps.csv, pg-move-runs.csv and pg-move.png into OUT_DIR, prints the
+      medians per arm and the goals
 """
 import csv
+import math
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+from bisect import bisect_left
 from collections import OrderedDict
 
 
@@ -43,14 +49,14 @@ def verdict(ok):
     return "PASS" if ok else "FAIL"
 
 
-def gnuplot(script, png):
+def gnuplot(script, png, size=(1000, 560)):
     """Runs a gnuplot script that draws into png; pngcairo when this gnuplot has it."""
     if not shutil.which("gnuplot"):
         print(f"(no gnuplot: {png} not written)")
         return
     terminals = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True, text=True)
-    term = "pngcairo size 1000,560 font ',10'" if "pngcairo" in terminals.stdout + terminals.stderr \
-        else "png size 1000,560"
+    term = f"pngcairo size {size[0]},{size[1]} font ',10'" if "pngcairo" in terminals.stdout + terminals.stderr \
+        else f"png size {size[0]},{size[1]}"
     full = f"set terminal {term}\nset output '{png}'\nset grid\nset key below\n" + script
     gp = os.path.splitext(png)[0] + ".gp"
     with open(gp, "w") as f:
@@ -339,6 +345,233 @@ def sustained(path, seconds, window):
           "so that each block written is pushed there during the job.")
 
 
+# ------------------------------------------------------------------------------ pg move
+
+BLOCK = 4096
+CASE_TITLE = {"1": "case 1: defaults (proactive)", "2": "case 2: on-demand, no pushes"}
+ARM_TITLE = {"default": "default", "pull-off": "--pull off", "pull-block": "--pull on, block order",
+             "pull-heat": "--pull on, hottest first"}
+
+
+def tx_times(path):
+    """(end times, start of the first) of the transactions in a pgbench -l log, Unix seconds:
+    fields 5 and 6 are the epoch and microseconds of each one's end, field 3 its latency in
+    microseconds; failed or skipped ones are left out."""
+    times, first = [], None
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 6 and p[2].isdigit():
+                end = int(p[4]) + int(p[5]) / 1e6
+                times.append(end)
+                start = end - int(p[2]) / 1e6
+                first = start if first is None else min(first, start)
+    return sorted(times), first
+
+
+def count_between(times, lo, hi):
+    return bisect_left(times, hi) - bisect_left(times, lo)
+
+
+def counter_at(samples, key, t):
+    """A counter's value at time t, linear between the samples around it (clamped)."""
+    if not samples:
+        return 0.0
+    if t <= samples[0]["t"]:
+        return samples[0][key]
+    for a, b in zip(samples, samples[1:]):
+        if b["t"] >= t:
+            return a[key] + (b[key] - a[key]) * (t - a["t"]) / (b["t"] - a["t"])
+    return samples[-1][key]
+
+
+def gauge_at(samples, key, t):
+    """A gauge's last sample at or before t."""
+    last = samples[0][key] if samples else 0.0
+    for x in samples:
+        if x["t"] > t:
+            break
+        last = x[key]
+    return last
+
+
+def optional(v):
+    return float(v) if v not in ("", None) else None
+
+
+def pg_move_run(a, raw_dir):
+    """One arm of one round: (per-second rows, the run's numbers)."""
+    tag = f"c{a['case']}-{a['arm']}-r{a['round']}"
+    times, t_run = tx_times(os.path.join(raw_dir, tag + ".tx"))
+    samples = [{k: float(v) for k, v in r.items()} for r in read_csv(os.path.join(raw_dir, tag + ".samples.csv"))]
+    t0, t_bench, t_end = float(a["t0"]), float(a["t_pgbench"]), float(a["t_end"])
+    rows = []
+    for k in range(1, int(t_end - t0) + 1):
+        lo, hi = t0 + k - 1, t0 + k
+        rows.append({"t": k, "tps": count_between(times, lo, hi),
+                     "pull_mb_s": (counter_at(samples, "pull_bytes", hi) - counter_at(samples, "pull_bytes", lo)) / 1e6,
+                     "wan_mb_s": (counter_at(samples, "wan_received_bytes", hi)
+                                  - counter_at(samples, "wan_received_bytes", lo)) / 1e6,
+                     "elsewhere_blocks": gauge_at(samples, "elsewhere_blocks", hi)})
+    after = [x for x in samples if x["t"] >= t0]
+    lacked = max((x["lacked_blocks"] for x in after), default=0.0) * BLOCK
+    # WAN bytes from the open until elsewhere first reads 0 after it was above 0.
+    pull_wan = None
+    first = next((i for i, x in enumerate(after) if x["elsewhere_blocks"] > 0), None)
+    if lacked and first is not None:
+        zero = next((x for x in after[first:] if x["elsewhere_blocks"] == 0), None)
+        if zero is not None:
+            pull_wan = zero["wan_received_bytes"] - counter_at(samples, "wan_received_bytes", t0)
+    tps_a = optional(a["tps_a"])
+    # pgbench's run starts with its first transaction (after its vacuum), as at A, whose
+    # tps is pgbench's own.
+    t_run = t_bench if t_run is None else t_run
+    first10 = count_between(times, t_run, t_run + 10) / 10
+    settled = optional(a["t_settled"])
+    run = {"case": a["case"], "arm": a["arm"], "round": a["round"], "tps_a": tps_a, "tps_b_first10": first10,
+           "ratio": first10 / tps_a if tps_a else None, "pg_start_s": float(a["pg_start_s"]),
+           "lacked_bytes": lacked, "pull_wan_bytes": pull_wan,
+           "wan_over_lacked": pull_wan / lacked if pull_wan is not None else None,
+           "redundant": (samples[-1]["redundant_blocks"] - samples[0]["redundant_blocks"]) if samples else 0.0,
+           "read_iops_during": optional(a["read_iops_during"]), "read_iops_after": optional(a["read_iops_after"]),
+           "tps_b_open10": count_between(times, t0, t0 + 10) / 10,
+           "settled_s": settled - t0 if settled is not None else None, "first_tx_s": t_run - t0,
+           "has_pull": any(x["has_pull"] for x in samples), "note": a["note"]}
+    return rows, run
+
+
+def median_of(runs, key):
+    vals = [r[key] for r in runs if r[key] is not None]
+    return statistics.median(vals) if vals else None
+
+
+def pg_move(arms_path, raw_dir, out_dir):
+    arms = read_csv(arms_path)
+    if not arms:
+        sys.exit("pg-move: no arm ran")
+    per_second = OrderedDict()  # (case, arm) -> [rows of each round]
+    runs = []
+    with open(os.path.join(out_dir, "pg-move-tps.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["case", "arm", "round", "t", "tps", "pull_mb_s", "wan_mb_s", "elsewhere_blocks"])
+        for a in arms:
+            rows, run = pg_move_run(a, raw_dir)
+            runs.append(run)
+            per_second.setdefault((a["case"], a["arm"]), []).append(rows)
+            for x in rows:
+                w.writerow([a["case"], a["arm"], a["round"], x["t"], x["tps"], f"{x['pull_mb_s']:.3f}",
+                            f"{x['wan_mb_s']:.3f}", f"{x['elsewhere_blocks']:.0f}"])
+    columns = ["case", "arm", "round", "tps_a", "tps_b_first10", "ratio", "pg_start_s", "lacked_bytes",
+               "pull_wan_bytes", "wan_over_lacked", "redundant", "read_iops_during", "read_iops_after",
+               "tps_b_open10", "first_tx_s", "settled_s"]
+    digits = {"ratio": 3, "wan_over_lacked": 3, "pg_start_s": 2, "first_tx_s": 2, "settled_s": 2,
+              "lacked_bytes": 0, "pull_wan_bytes": 0, "redundant": 0, "read_iops_during": 0, "read_iops_after": 0}
+    with open(os.path.join(out_dir, "pg-move-runs.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(columns)
+        for r in runs:
+            w.writerow([r[c] if c in ("case", "arm", "round") else
+                        ("" if r[c] is None else f"{r[c]:.{digits.get(c, 1)}f}") for c in columns])
+
+    by_arm = OrderedDict()
+    for r in runs:
+        by_arm.setdefault((r["case"], r["arm"]), []).append(r)
+    table = [["case", "arm", "rounds", "tps A", "tps B 10 s", "B/A", "tps B open+10 s", "PG start s", "1st tx s",
+              "lacked MB", "WAN/lacked", "settled s", "redundant", "reads during", "reads after"]]
+    med = {}
+    for (case, arm), rs in by_arm.items():
+        m = {k: median_of(rs, k) for k in ("tps_a", "tps_b_first10", "ratio", "tps_b_open10", "pg_start_s",
+                                            "first_tx_s", "lacked_bytes", "wan_over_lacked", "settled_s",
+                                            "read_iops_during", "read_iops_after")}
+        m["redundant"] = max(r["redundant"] for r in rs)
+        med[(case, arm)] = m
+        table.append([case, ARM_TITLE.get(arm, arm), len(rs), fmt(m["tps_a"]), fmt(m["tps_b_first10"]),
+                      fmt(m["ratio"], 2), fmt(m["tps_b_open10"]), fmt(m["pg_start_s"], 1), fmt(m["first_tx_s"], 1),
+                      fmt(m["lacked_bytes"] and m["lacked_bytes"] / 1e6), fmt(m["wan_over_lacked"], 3),
+                      fmt(m["settled_s"], 1), f"{m['redundant']:.0f}", fmt(m["read_iops_during"], 0),
+                      fmt(m["read_iops_after"], 0)])
+    print_table(table, right_from=2)
+    print("""
+Medians over rounds (redundant: the most in any round). MB = 10^6 bytes.
+tps A: pgbench at virginia (its own tps); tps B 10 s: transactions ended in the first 10 s of
+pgbench's run at taiwan (from its first transaction's start, after its vacuum, as at A) / 10;
+B/A: per round, then its median; tps B open+10 s: transactions ended within 10 s of the open at
+taiwan (nbdfuse's start) / 10; PG start s: pg_ctl start at taiwan; 1st tx s: from the open to the
+first transaction; lacked MB: heliotrope_pull_lacked_blocks x 4096; WAN/lacked: bytes taiwan
+received from virginia from the open until heliotrope_pull_elsewhere_blocks read 0, over lacked;
+settled s: from the open until it read 0; reads: fio 4 KiB random-read IOPS at QD 8 over a window
+made local first, while the pull ran and after it.""")
+    if not any(r["has_pull"] for r in runs):
+        print("taiwan exported no heliotrope_pull_ metric: this build has no pull, its numbers read as 0")
+    notes = sorted({r["note"] for r in runs if r["note"]})
+    for n in notes:
+        print(n)
+    print()
+
+    def goal(text, value, ok, target):
+        print(f"{text:<60} {fmt(value, 2) if value is not None else 'not measured':>12}   {target:<12} "
+              f"{verdict(ok) if value is not None else 'FAIL'}")
+
+    if ("1", "default") in med:
+        ratio = med[("1", "default")]["ratio"]
+        goal("case 1, default: tps at B (first 10 s) / tps at A", ratio, ratio is not None and ratio >= 0.8,
+             "goal >= 0.8")
+        if ratio is not None:
+            print(f"{'':60} {'':>12}   moonshot >= 0.95: {'met' if ratio >= 0.95 else 'not met'}")
+    heat, block = med.get(("2", "pull-heat")), med.get(("2", "pull-block"))
+    if heat and block:
+        # No transaction at all in block order's first 10 s: any in hottest first's is infinitely more.
+        h, b = heat["tps_b_open10"], block["tps_b_open10"]
+        x = h / b if b else (math.inf if h else None)
+        goal("case 2: hottest first / block order, tps 10 s from the open", x, x is not None and x >= 1.5,
+             "goal >= 1.5")
+        if x is None:
+            print("  (no transaction ended within 10 s of the open in either arm)")
+        h, b = heat["tps_b_first10"], block["tps_b_first10"]
+        print(f"{'  the same over the first 10 s of pgbench (not a goal)':<60} "
+              f"{fmt(h / b, 2) if b else '-':>12}")
+    for arm in ("pull-block", "pull-heat"):
+        m = med.get(("2", arm))
+        if m:
+            goal(f"case 2, {arm}: WAN bytes until none elsewhere / lacked", m["wan_over_lacked"],
+                 m["wan_over_lacked"] is not None and m["wan_over_lacked"] <= 1.05, "goal <= 1.05")
+    if heat:
+        d, a = heat["read_iops_during"], heat["read_iops_after"]
+        x = d / a if d is not None and a else None
+        goal("case 2, pull-heat: random reads during the pull / after it", x, x is not None and x >= 0.9,
+             "goal >= 0.9")
+    worst = max(r["redundant"] for r in runs)
+    goal("redundant fetches, most in any run", worst, worst == 0, "goal 0")
+
+    # Plot: tps per second from the open at taiwan, median over rounds, per arm; A dashed.
+    cases = list(OrderedDict.fromkeys(r["case"] for r in runs))
+    data = os.path.join(out_dir, "pg-move.dat")
+    index = {}
+    with open(data, "w") as f:
+        for n, ((case, arm), rounds) in enumerate(per_second.items()):
+            index[(case, arm)] = n
+            f.write(f"# case {case} {arm}\n")
+            for k in range(max(len(rs) for rs in rounds)):
+                vals = [rs[k]["tps"] for rs in rounds if k < len(rs)]
+                f.write(f"{k + 1} {statistics.median(vals)}\n")
+            f.write("\n\n")
+    script = [f"set multiplot layout {len(cases)},1"] if len(cases) > 1 else []
+    for case in cases:
+        plots = [f"'{data}' index {i} using 1:2 with linespoints pt 7 ps 0.6 lw 2 title '{ARM_TITLE.get(arm, arm)}'"
+                 for (c, arm), i in index.items() if c == case]
+        tps_a = statistics.median(r["tps_a"] for r in runs if r["case"] == case and r["tps_a"] is not None)
+        plots.append(f"{tps_a:.2f} with lines dt 2 lw 2 lc rgb 'black' title 'at virginia (A)'")
+        top = max([tps_a] + [x["tps"] for (c, _), rounds in per_second.items() if c == case
+                             for rs in rounds for x in rs])
+        script.append(f"set title 'PostgreSQL moved virginia -> taiwan, {CASE_TITLE.get(case, case)}: "
+                      f"tps per second from the open at taiwan (median of rounds)'\n"
+                      "set xlabel 'seconds since the open at taiwan (t0)'\nset ylabel 'tps'\n"
+                      f"set yrange [0:{1.15 * top:.0f}]\nplot {', '.join(plots)}")
+    if len(cases) > 1:
+        script.append("unset multiplot")
+    gnuplot("\n".join(script) + "\n", os.path.join(out_dir, "pg-move.png"), size=(1000, 480 * len(cases)))
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["cold-read"] and len(args) == 4:
@@ -349,5 +582,7 @@ if __name__ == "__main__":
         local_ab(*args[1:])
     elif args[:1] == ["sustained"] and len(args) == 4:
         sustained(*args[1:])
+    elif args[:1] == ["pg-move"] and len(args) == 4:
+        pg_move(*args[1:])
     else:
         sys.exit(__doc__)
