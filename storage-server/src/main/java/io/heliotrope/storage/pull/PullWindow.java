@@ -15,10 +15,11 @@ import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
  *
  * <p>Delay-based, as LEDBAT (RFC 6817): a batch's latency less the base latency (the least of the
  * last 30 s) is the queueing delay its answer met. The window starts at {@code startWindow} and
- * grows by the bytes each answer brings (doubling per round trip) until an answer met more than
- * the target; it is then set to what the path delivered over the base latency plus the
- * target's worth, and from there grows or shrinks by {@code (target - delay) / target} of a batch
- * per round trip, shrinking at most by half in one base latency, within [{@code minWindow},
+ * grows by the bytes each answer brings (doubling per round trip) until the last 8 answers all met
+ * more than the target; it is then set to what the path delivered over the base latency plus the
+ * target's worth, and from there grows or shrinks by {@code (target - delay) / target} of a
+ * quarter of itself per round trip (LEDBAT's one batch per round trip took 3 s on a loaded site to
+ * fill 1 Gbit/s at 75 ms), shrinking at most by half in one base latency, within [{@code minWindow},
  * {@code maxWindow}]. A batch holds about 2 ms of what the path delivers (8 to 256 blocks), so a
  * foreground answer waits at most the target and one batch. The base latency comes from the
  * smallest batches (a slow start's), so a delay holds up to a batch's own 2 ms on the wire as
@@ -35,8 +36,13 @@ final class PullWindow {
     private static final int BASE_BUCKETS = 30;
     /** The delivery rate is measured over at least this long (or the base latency when longer). */
     private static final long MIN_RATE_SPAN_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** Batches a round's growth at no delay: LEDBAT's 1 takes 3.6 s to fill 100 Mbit/s at 75 ms from the least window; 4 swings the queue by 10 ms there. */
-    private static final double GAIN = 2;
+    /**
+     * Answers a slow start takes before a delay ends it: the first answers of a pull's new connections carry their
+     * handshakes, and one such ended it at 1.4 MB on a 9.4 MB path.
+     */
+    private static final int SLOW_START_SAMPLES = 8;
+    /** The most a round trip changes the window by, as a share of it: more overshoots by a round trip's lag of the delay. */
+    private static final double GAIN = 0.25;
 
     private final long target;
     private final long min;
@@ -94,7 +100,7 @@ final class PullWindow {
         long delay = filtered(latency - baseLatency);
         remember(bytes, latency, now, baseLatency);
         boolean newRound = now - roundStart >= baseLatency;
-        if (slowStart && delay <= target) {
+        if (slowStart && (delay <= target || samples < SLOW_START_SAMPLES)) {
             window = Math.min(max, window + bytes);
         } else if (slowStart) {
             // The answers come at the path's rate now that it queues: the window is what the path carries in a base latency
@@ -103,7 +109,9 @@ final class PullWindow {
             window = Math.max(min, Math.min(max, trainRate() * (baseLatency + target) / 1e9));
             drainedAt = now + latency;
         } else if (delay <= target || now >= drainedAt) {
-            double change = GAIN * (target - delay) / target * bytes * batchBlocks() * BLOCK_BYTES / window;
+            // In proportion to the room left under the target: up to doubling per round trip on an empty path (so a path
+            // whose rate rose, or a noisy start, is filled in a few round trips, as slow start would), shrinking as fast above it.
+            double change = GAIN * (target - delay) / target * bytes;
             window = Math.max(min, Math.min(max, Math.max(roundFloor, window + change)));
         }
         if (newRound) {
@@ -112,7 +120,10 @@ final class PullWindow {
         }
     }
 
-    /** The least of the last few delays: one answer that waited behind a burst does not shrink the window. */
+    /**
+     * The least of the last few delays: one answer that waited behind a burst, a new connection's handshake or a pause
+     * of the process does not shrink the window.
+     */
     private long filtered(long delay) {
         long least = delay;
         for (long[] answer : recent) {
