@@ -427,7 +427,8 @@ def pg_move_run(a, raw_dir):
     # tps is pgbench's own.
     t_run = t_bench if t_run is None else t_run
     first10 = count_between(times, t_run, t_run + 10) / 10
-    settled = optional(a["t_settled"])
+    # When the sampler first saw nothing elsewhere; the script's own wait only starts after pgbench.
+    settled = zero["t"] if lacked and first is not None and zero is not None else optional(a["t_settled"])
     run = {"case": a["case"], "arm": a["arm"], "round": a["round"], "tps_a": tps_a, "tps_b_first10": first10,
            "ratio": first10 / tps_a if tps_a else None, "pg_start_s": float(a["pg_start_s"]),
            "lacked_bytes": lacked, "pull_wan_bytes": pull_wan,

@@ -79,6 +79,11 @@ public final class PeerFetcher implements BlockFetcher {
         return fetch(image, blocks, replace, true);
     }
 
+    @Override
+    public boolean inFlight(ImageInfo image, GlobalBlock block, CopyRule replace) {
+        return inFlight.containsKey(new Key(image.id(), block.block(), block.version(), replace));
+    }
+
     /**
      * Joins the fetches in flight of these blocks, versions and rule, and asks the holders for
      * the others, in the background lane or not. A fetch's key leaves the table only once its

@@ -332,13 +332,17 @@ final class ImagePull implements Background {
         }
     }
 
-    /** Up to {@code most} of the lane's pending blocks whose stale entry is still the one taken: a write or fetch made here meanwhile drops it. */
+    /**
+     * Up to {@code most} of the lane's pending blocks whose stale entry is still the one taken: a write or fetch made here
+     * meanwhile drops it, and so does a fetch on its way (a batch that joined a client's fetches would end early, and one
+     * such latency taken as the path's shrank the window to its least for 30 s).
+     */
     private List<GlobalBlock> stillStale(Run current, Lane lane, int most) {
         List<GlobalBlock> batch = new ArrayList<>(most);
         while (batch.size() < most && !lane.pending.isEmpty()) {
             GlobalBlock block = lane.pending.pollFirst();
             current.pending--;
-            if (Objects.equals(session.staleEntry(block.block()), block)) {
+            if (Objects.equals(session.staleEntry(block.block()), block) && !target.inFlight(block)) {
                 batch.add(block);
             }
         }

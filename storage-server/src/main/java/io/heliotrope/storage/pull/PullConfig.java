@@ -12,9 +12,10 @@ import static java.util.Objects.requireNonNull;
  * @param missedGroups how many groups around this site's own misses wait to be pulled; the oldest go first when more come
  * @param groupBlocks the aligned group of blocks pulled around a miss (16: 64 KiB, a database's neighbouring pages)
  * @param target the queueing delay the window aims at on the path from a holder: what a foreground
- *        fetch on the same link waits behind pull data (20 ms: on a site whose two cores also run
- *        the database, a batch's latency varies by 5 to 10 ms without any queue, and a 4 ms target
- *        held a pull to 15-50 MB/s over 1 Gbit/s at 75 ms; at 20 ms it reached 105 MB/s)
+ *        fetch on the same link waits behind pull data (50 ms, half of LEDBAT's largest: on a site
+ *        whose two cores also run the database, a batch's latency varies by 10 to 40 ms without any
+ *        queue; with PostgreSQL running, a 4 ms target held a pull to 15-50 MB/s over 1 Gbit/s at
+ *        75 ms, 20 ms to 48 MB/s on average, 50 ms to 70-90 MB/s)
  * @param startWindow the window a pull starts with, in bytes, and doubles per round trip until the path queues
  * @param minWindow the smallest window
  * @param maxWindow the largest window (32 MiB: 3.4 x the bandwidth-delay product of 1 Gbit/s at 75 ms)
@@ -23,7 +24,7 @@ import static java.util.Objects.requireNonNull;
  */
 public record PullConfig(Duration heatWait, int heatBlocks, int missedGroups, int groupBlocks, Duration target,
                          long startWindow, long minWindow, long maxWindow, Duration firstBackoff, Duration longestBackoff) {
-    public static final PullConfig DEFAULT = new PullConfig(Duration.ofMillis(500), 1 << 20, 1 << 16, 16, Duration.ofMillis(20),
+    public static final PullConfig DEFAULT = new PullConfig(Duration.ofMillis(500), 1 << 20, 1 << 16, 16, Duration.ofMillis(50),
             1 << 20, 64 << 10, 32 << 20, Duration.ofMillis(200), Duration.ofSeconds(30));
 
     public PullConfig {

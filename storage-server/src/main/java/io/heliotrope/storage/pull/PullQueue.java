@@ -7,9 +7,9 @@ import io.heliotrope.storage.view.ImageSession;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
-import java.util.SortedMap;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 
@@ -44,6 +44,8 @@ final class PullQueue {
     private int heatPosition;
     private boolean restAllowed;
     private long cursor;
+    /** What is left of the chunk before the cursor. */
+    private Iterator<GlobalBlock> chunk = Collections.emptyIterator();
 
     PullQueue(ImageSession session, PullOrder order, PullConfig config) {
         this.session = session;
@@ -96,13 +98,14 @@ final class PullQueue {
 
     /** Whether every tier was gone through: only {@link #rescan()} brings more. */
     synchronized boolean exhausted() {
-        return groupNext >= groupEnd && groups.isEmpty() && heatIndex >= heats.size() && restAllowed && cursor >= blockCount;
+        return groupNext >= groupEnd && groups.isEmpty() && heatIndex >= heats.size() && restAllowed && cursor >= blockCount && !chunk.hasNext();
     }
 
     /** Goes through the rest again, every block takeable once more: for blocks that stayed stale, or a count that drifted. */
     synchronized void rescan() {
         requested.clear();
         cursor = 0;
+        chunk = Collections.emptyIterator();
     }
 
     private GlobalBlock nextMissed() {
@@ -135,20 +138,22 @@ final class PullQueue {
         return null;
     }
 
+    /** The next of the rest, from a copy of the stale entries of one chunk at a time (a copy per block taken cost the whole CPU). */
     private GlobalBlock nextOfTheRest() {
-        while (cursor < blockCount) {
-            long end = Math.min(blockCount, cursor + CHUNK);
-            SortedMap<Long, GlobalBlock> chunk = session.stale(cursor, end - cursor);
-            for (Map.Entry<Long, GlobalBlock> entry : chunk.entrySet()) {
-                cursor = entry.getKey() + 1;
-                GlobalBlock taken = take(entry.getKey());
+        while (true) {
+            while (chunk.hasNext()) {
+                GlobalBlock taken = take(chunk.next().block());
                 if (taken != null) {
                     return taken;
                 }
             }
+            if (cursor >= blockCount) {
+                return null;
+            }
+            long end = Math.min(blockCount, cursor + CHUNK);
+            chunk = session.stale(cursor, end - cursor).values().iterator();
             cursor = end;
         }
-        return null;
     }
 
     private GlobalBlock take(long block) {

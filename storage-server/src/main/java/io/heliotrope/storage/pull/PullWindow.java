@@ -31,7 +31,7 @@ final class PullWindow {
     static final long BLOCK_BYTES = BLOCK_SIZE + 16;
     static final int MIN_BATCH = 8;
     static final int MAX_BATCH = 256;
-    private static final long BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long BATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
     private static final long BUCKET_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int BASE_BUCKETS = 30;
     /** The delivery rate is measured over at least this long (or the base latency when longer). */

@@ -28,4 +28,9 @@ public interface BlockFetcher {
     default List<CompletableFuture<Void>> fetchInBackground(ImageInfo image, List<GlobalBlock> blocks, CopyRule replace) {
         return fetch(image, blocks, replace);
     }
+
+    /** Whether a fetch of this block, at this version and under this rule, is on its way now. */
+    default boolean inFlight(ImageInfo image, GlobalBlock block, CopyRule replace) {
+        return false;
+    }
 }

@@ -167,6 +167,11 @@ public final class DataView implements PullTarget, AutoCloseable {
         return arrived(blocks, fetcher.fetchInBackground(session.info(), blocks, replaceable));
     }
 
+    @Override
+    public boolean inFlight(GlobalBlock block) {
+        return fetcher.inFlight(session.info(), block, replaceable);
+    }
+
     /** Each block's arrival, once the session counts it current. */
     private List<CompletableFuture<Void>> arrived(List<GlobalBlock> blocks, List<CompletableFuture<Void>> arrivals) {
         List<CompletableFuture<Void>> fetched = new ArrayList<>(blocks.size());

@@ -17,4 +17,11 @@ public interface PullTarget {
      * meanwhile won, failing as {@link BlockFetcher#fetch} does. Does not block.
      */
     List<CompletableFuture<Void>> pull(List<GlobalBlock> blocks);
+
+    /**
+     * Whether a fetch of this stale entry is on its way already (a client's read, read-ahead):
+     * the pull leaves it to that fetch, so that each of its own batches crosses the WAN and its
+     * latency measures the path.
+     */
+    boolean inFlight(GlobalBlock block);
 }

@@ -104,6 +104,17 @@ class TestImagePull {
     }
 
     @Test
+    void aBlockAClientIsFetchingIsLeftToThatFetch() {
+        TestingSession session = new TestingSession(4096, IoGate.opened()).elsewhere(0, 2000, "a");
+        target.fetching(range(0, 50));
+        pulls.open(session, target);
+        heat.complete(List.of());
+        scheduler.runDue();
+
+        assertThat(target.asked()).isNotEmpty().doesNotContainAnyElementsOf(range(0, 50));
+    }
+
+    @Test
     void stopsAtOnceWhenItsSessionIsFenced() {
         TestingSession session = running(4096);
         session.fenced = true;
@@ -251,6 +262,8 @@ class TestImagePull {
     /** Records what is pulled; completes or fails it when the test says, or at once. */
     private static final class TestingTarget implements PullTarget {
         private final List<Long> asked = new ArrayList<>();
+        /** Blocks a client's fetch brings. */
+        private final java.util.Set<Long> fetching = new java.util.HashSet<>();
         private final List<Pulled> pending = new ArrayList<>();
         private TestingSession autoComplete;
 
@@ -271,6 +284,15 @@ class TestImagePull {
                 completeAll(autoComplete);
             }
             return futures;
+        }
+
+        @Override
+        public boolean inFlight(GlobalBlock block) {
+            return fetching.contains(block.block());
+        }
+
+        void fetching(List<Long> blocks) {
+            fetching.addAll(blocks);
         }
 
         List<Long> asked() {

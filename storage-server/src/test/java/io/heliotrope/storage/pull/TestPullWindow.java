@@ -13,6 +13,8 @@ class TestPullWindow {
     private static final Duration RTT = Duration.ofMillis(75);
     private static final long GBIT = 1_000_000_000;
     private static final long TARGET = PullConfig.DEFAULT.target().toNanos();
+    /** What a batch holds: about 8 ms of what the path delivers. */
+    private static final long BATCH = Duration.ofMillis(8).toNanos();
 
     @Test
     void reachesTheRateOfAGigabitLinkWithinSecondsAndKeepsItsQueueShort() {
@@ -21,9 +23,9 @@ class TestPullWindow {
         Simulation.Sample steady = simulation.run(Duration.ofSeconds(2));
 
         assertThat(steady.pulled()).isGreaterThan(simulation.link.capacity(Duration.ofSeconds(2)) * 9 / 10);
-        assertThat(steady.longestQueue()).isLessThanOrEqualTo(TARGET + batchNanos(GBIT, 64));
-        // The bandwidth-delay product (9.4 MB) and the target's worth (2.5 MB).
-        assertThat(simulation.window.window()).isBetween(9_000_000L, 13_000_000L);
+        assertThat(steady.longestQueue()).isLessThanOrEqualTo(TARGET + 2 * BATCH);
+        // The bandwidth-delay product (9.4 MB) and the target's worth (6.25 MB).
+        assertThat(simulation.window.window()).isBetween(9_000_000L, 17_500_000L);
     }
 
     @Test
@@ -41,10 +43,10 @@ class TestPullWindow {
         Simulation.Sample steady = simulation.run(Duration.ofSeconds(2));
 
         assertThat(steady.pulled()).isGreaterThan(simulation.link.capacity(Duration.ofSeconds(2)) * 9 / 10);
-        // A batch on the wire (its own 2.6 ms) is in the base latency; the window swings by about one more.
-        assertThat(steady.longestQueue()).isLessThanOrEqualTo(TARGET + batchNanos(GBIT / 10, 2 * PullWindow.MIN_BATCH));
-        // The bandwidth-delay product (0.94 MB) and the target's worth (0.25 MB).
-        assertThat(simulation.window.window()).isBetween(900_000L, 1_400_000L);
+        // A batch on the wire (its own 8 ms) is in the base latency; the window swings by about one more.
+        assertThat(steady.longestQueue()).isLessThanOrEqualTo(TARGET + 2 * BATCH);
+        // The bandwidth-delay product (0.94 MB) and the target's worth (0.63 MB).
+        assertThat(simulation.window.window()).isBetween(900_000L, 2_000_000L);
     }
 
     @Test
@@ -55,7 +57,7 @@ class TestPullWindow {
             long now = simulation.now;
 
             assertThat(simulation.link.answer(now, BLOCK_BYTES) - now).as("at %d bit/s", rate)
-                    .isLessThanOrEqualTo(RTT.toNanos() + TARGET + batchNanos(rate, 2 * PullWindow.MAX_BATCH / 8));
+                    .isLessThanOrEqualTo(RTT.toNanos() + TARGET + 2 * BATCH);
         }
     }
 
@@ -71,11 +73,6 @@ class TestPullWindow {
 
         assertThat(simulation.window.window()).isLessThan(alone / 4);
         assertThat(shared.pulled()).isLessThan(shared.competing() / 4);
-    }
-
-    /** How long a batch of {@code blocks} takes on a link of {@code bitsPerSecond}. */
-    private static long batchNanos(long bitsPerSecond, int blocks) {
-        return (long) (blocks * BLOCK_BYTES * 8e9 / bitsPerSecond);
     }
 
     /** A pull over a link, and optionally a flow that keeps a fixed number of bytes in flight on it. */
