@@ -174,8 +174,9 @@ class TestPeerFetcher {
         dependent.join();
 
         assertThat(askedMeanwhile).containsExactly(first);
+        assertThat(fetch(fetcher, 3, 7, "a")).as("an asker that saw the block stale just before it arrived").isSameAs(first);
         assertThat(peers.requests()).containsExactly("a:[3]");
-        // The answering thread drops the key right after the dependents ran: a later asker soon starts a fetch of its own.
+        // The key leaves a second after the arrival: a later asker then starts a fetch of its own.
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (fetch(fetcher, 3, 7, "a") == first && System.nanoTime() < deadline) {
             Thread.onSpinWait();
