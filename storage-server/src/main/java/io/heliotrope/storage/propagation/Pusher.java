@@ -1,6 +1,7 @@
 package io.heliotrope.storage.propagation;
 
 import io.heliotrope.concurrent.BoundedExecutors;
+import io.heliotrope.concurrent.CoalescedSteps;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.BlockVersion;
@@ -57,8 +58,7 @@ final class Pusher {
     private final AtomicInteger inFlight = new AtomicInteger();
     /** Pushes whose blocks the guard held back, waiting to be queued again. */
     private final AtomicInteger heldBack = new AtomicInteger();
-    /** Requests for a step: the step runs again until it has seen them all. */
-    private final AtomicInteger requests = new AtomicInteger();
+    private final CoalescedSteps steps;
     /** Whether the pusher waits for a write or read to wake it (not for a timer or a push). */
     private final AtomicBoolean idle = new AtomicBoolean(true);
     /** The sites that pull the image themselves: nothing more goes there. */
@@ -78,6 +78,7 @@ final class Pusher {
         this.context = context;
         this.random = random;
         this.limiter = new RateLimiter(context.clock(), 0, 0);
+        this.steps = new CoalescedSteps(context.scheduler(), this::step, () -> refused("a step"));
     }
 
     /** The bytes that pushing {@code copies} sends: data for data blocks, only a header for zero markers. */
@@ -135,14 +136,7 @@ final class Pusher {
     }
 
     private void signal() {
-        if (requests.getAndIncrement() == 0) {
-            try {
-                context.scheduler().execute(this::steps);
-            } catch (RejectedExecutionException e) {
-                requests.set(0);
-                refused("a step");
-            }
-        }
+        steps.signal();
     }
 
     /** The scheduler refused a step or a timer: an open image's pushes pause until its next write, a closed image's end. */
@@ -157,14 +151,6 @@ final class Pusher {
         } else {
             log.warn("{}: pushes pause until the next write: the push scheduler refused {}", image.name(), task);
         }
-    }
-
-    private void steps() {
-        int seen = 1;
-        do {
-            step();
-            seen = requests.addAndGet(-seen);
-        } while (seen != 0);
     }
 
     private void step() {

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.pull;
 
+import io.heliotrope.concurrent.CoalescedSteps;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
@@ -63,7 +64,7 @@ final class ImagePull implements Background {
     private final RateLimiter limiter;
     private final PullRate rate = new PullRate();
     private final AtomicLong pulledBytes = new AtomicLong();
-    private final AtomicInteger requests = new AtomicInteger();
+    private final CoalescedSteps steps;
     private volatile Replication replication;
     private volatile State state = State.WAITING;
     private volatile boolean ended;
@@ -86,6 +87,8 @@ final class ImagePull implements Background {
         this.replication = session.replication();
         this.limiter = new RateLimiter(context.clock(), 0, 0);
         this.queue = new PullQueue(session, context.order(), context.config());
+        this.steps = new CoalescedSteps(context.scheduler(), this::guardedStep,
+                () -> log.warn("{}: the background pull pauses: its scheduler refused a step", image()));
     }
 
     /** Starts: the first step looks at the gate. */
@@ -145,26 +148,15 @@ final class ImagePull implements Background {
     }
 
     private void signal() {
-        if (requests.getAndIncrement() == 0) {
-            try {
-                context.scheduler().execute(this::steps);
-            } catch (RejectedExecutionException e) {
-                requests.set(0);
-                log.warn("{}: the background pull pauses: its scheduler refused a step", image());
-            }
-        }
+        steps.signal();
     }
 
-    private void steps() {
-        int seen = 1;
-        do {
-            try {
-                step();
-            } catch (RuntimeException e) {
-                log.warn("{}: a step of the background pull failed; it goes on at the next one: {}", image(), HeliotropeException.rootMessage(e));
-            }
-            seen = requests.addAndGet(-seen);
-        } while (seen != 0);
+    private void guardedStep() {
+        try {
+            step();
+        } catch (RuntimeException e) {
+            log.warn("{}: a step of the background pull failed; it goes on at the next one: {}", image(), HeliotropeException.rootMessage(e));
+        }
     }
 
     private void step() {
