@@ -13,6 +13,9 @@ import java.util.function.LongSupplier;
  * {@code trackedBlocks} are counted, blocks touched for the first time are not. A generation is
  * kept in 16 bits: a block untouched for 2^15 generations (114 days at 5 minutes) may look newer.
  *
+ * <p>The first {@code startBlocks} blocks touched lead the order, as they were touched: what the
+ * session's open needed first, which the next holder's open needs first too.
+ *
  * <p>Thread-safe, for the I/O path: {@link #record} probes the table once per block, holding
  * the image's lock for at most {@value #CHUNK} blocks at a time, and allocates nothing once the
  * table has grown. {@link #hottest} copies the table under the lock and sorts outside it.
@@ -31,6 +34,9 @@ public final class BlockHeat {
     /** Per slot, the generation of the last touch (high 16 bits) and the count then (low 16 bits). */
     private int[] values = new int[64];
     private int size;
+    /** The blocks touched first, in the order they were. */
+    private final long[] start;
+    private int started;
 
     /** @param millis the time now, in milliseconds */
     BlockHeat(LongSupplier millis, HeatConfig config) {
@@ -38,6 +44,7 @@ public final class BlockHeat {
         this.origin = millis.getAsLong();
         this.halfLifeMillis = config.halfLife().toMillis();
         this.trackedBlocks = config.trackedBlocks();
+        this.start = new long[Math.min(config.startBlocks(), config.trackedBlocks())];
     }
 
     /** Counts a read or a write of {@code count} blocks from {@code first}. */
@@ -52,12 +59,17 @@ public final class BlockHeat {
         }
     }
 
-    /** At most {@code max} of the blocks counted, hottest first (by count now), blocks of equal counts in block order. */
+    /**
+     * At most {@code max} of the blocks counted: those touched first, in that order, then the others hottest first (by
+     * count now), blocks of equal counts in block order.
+     */
     public long[] hottest(int max) {
         int generation = generation();
         long[] blocks;
         int[] counts;
+        long[] first;
         synchronized (this) {
+            first = Arrays.copyOf(start, started);
             blocks = new long[size];
             counts = new int[size];
             for (int slot = 0, found = 0; found < size; slot++) {
@@ -67,7 +79,25 @@ public final class BlockHeat {
                 }
             }
         }
-        return byCount(blocks, counts, Math.max(0, max));
+        return startFirst(first, byCount(blocks, counts, blocks.length), Math.max(0, max));
+    }
+
+    /** The blocks touched first, then the others of {@code byHeat}, at most {@code max}. */
+    private static long[] startFirst(long[] first, long[] byHeat, int max) {
+        if (first.length == 0) {
+            return byHeat.length <= max ? byHeat : Arrays.copyOf(byHeat, max);
+        }
+        long[] ordered = new long[Math.min(max, byHeat.length)];
+        int kept = Math.min(first.length, ordered.length);
+        System.arraycopy(first, 0, ordered, 0, kept);
+        long[] early = first.clone();
+        Arrays.sort(early);
+        for (int i = 0; i < byHeat.length && kept < ordered.length; i++) {
+            if (Arrays.binarySearch(early, byHeat[i]) < 0) {
+                ordered[kept++] = byHeat[i];
+            }
+        }
+        return ordered;
     }
 
     /** How many blocks are counted. */
@@ -90,6 +120,9 @@ public final class BlockHeat {
         }
         slots[slot] = block;
         values[slot] = pack(1, generation);
+        if (started < start.length) {
+            start[started++] = block;
+        }
         if (++size * 2 > slots.length) {
             rehash(slots.length * 2);
         }

@@ -69,8 +69,22 @@ class TestBlockHeat {
         assertThat(heat.hottest(200_000)).hasSize(100_000).startsWith(77_777, 0).endsWith(LongStream.range(99_990, 100_000).toArray());
     }
 
+    @Test
+    void theBlocksTouchedFirstLeadInTheOrderTheyWereTouched() {
+        BlockHeat heat = new BlockHeat(now::get, new HeatConfig(HALF_LIFE, 1 << 20, Duration.ofHours(1), 16L << 20, 2));
+        touch(heat, 9, 1);
+        touch(heat, 4, 1);
+        touch(heat, 7, 5);
+        touch(heat, 5, 3);
+        touch(heat, 4, 1);
+
+        assertThat(heat.hottest(10)).as("9 and 4 first, as touched; then 7 and 5 by count").containsExactly(9, 4, 7, 5);
+        assertThat(heat.hottest(3)).containsExactly(9, 4, 7);
+        assertThat(heat.hottest(1)).containsExactly(9);
+    }
+
     private BlockHeat heat(int trackedBlocks) {
-        return new BlockHeat(now::get, new HeatConfig(HALF_LIFE, trackedBlocks, Duration.ofHours(1), 16L << 20));
+        return new BlockHeat(now::get, new HeatConfig(HALF_LIFE, trackedBlocks, Duration.ofHours(1), 16L << 20, 0));
     }
 
     private void later(Duration duration) {

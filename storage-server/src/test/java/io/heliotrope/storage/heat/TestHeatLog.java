@@ -20,7 +20,7 @@ class TestHeatLog {
     private static final long NEWER = 100;
 
     private final AtomicLong now = new AtomicLong(1_700_000_000_000L);
-    private final HeatLog log = new HeatLog(now::get, new HeatConfig(Duration.ofMinutes(5), 1 << 20, RETENTION, 5));
+    private final HeatLog log = new HeatLog(now::get, new HeatConfig(Duration.ofMinutes(5), 1 << 20, RETENTION, 5, 0));
     private final ImageInfo disk = image("disk");
 
     @Test
