@@ -72,8 +72,8 @@ class HelioClusterIT {
                 .containsPattern("(?m)^shared +16\\.0 MiB +proactive +site-a +- +\\d+ +site-a 64\\.0 KiB$");
         assertThat(helio(env, "image", "show", "shared").assertSuccess().stdout())
                 .contains("name:        shared\n", "home:        site-a\n", "lease:       none (last epoch ")
-                .containsPattern("\\n  site-a +16 +64\\.0 KiB +0 +\\d+ +\\S+( s| ms)? +0\\n")
-                .containsPattern("\\n  site-b +\\d+ +64\\.0 KiB +0 +\\d+ +\\S+( s| ms)? +0\\n");
+                .containsPattern("\\n  site-a +16 +64\\.0 KiB +0 +\\d+ +\\S+( s| ms)? +0 +- +-\\n")
+                .containsPattern("\\n  site-b +\\d+ +64\\.0 KiB +0 +\\d+ +\\S+( s| ms)? +0 +- +-\\n");
         ClusterImage shown = image("shared");
         assertThat(shown.getStatus().getConfig().getSizeBytes()).isEqualTo(16 << 20);
         assertThat(site(shown, "site-a").getImage().getAllocatedBlocks()).isEqualTo(16);
