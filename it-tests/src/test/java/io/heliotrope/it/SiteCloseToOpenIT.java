@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import static io.heliotrope.it.Tools.helio;
@@ -28,8 +29,10 @@ class SiteCloseToOpenIT {
         return TestingSite.start(args.toArray(String[]::new));
     }
 
-    private static void createImage(String name, String size) {
-        helio("image", "create", name, "--size", size, "--controller", cluster.controller(0).target()).assertSuccess();
+    private static void createImage(String name, String size, String... options) {
+        List<String> args = new ArrayList<>(List.of("image", "create", name, "--size", size, "--controller", cluster.controller(0).target()));
+        args.addAll(List.of(options));
+        helio(args.toArray(String[]::new)).assertSuccess();
     }
 
     private static void awaitReleased(ControllerClient controller, long epoch) {
@@ -46,7 +49,8 @@ class SiteCloseToOpenIT {
     @Test
     void aSecondSiteKnowsEveryBlockTheFirstWroteAndWhereItIs() throws Exception {
         try (TestingSite a = site("site-a"); TestingSite b = site("site-b")) {
-            createImage("shared", "16M");
+            // Not pulled: site-b must still lack what it did not read, for its stale set to show where that is.
+            createImage("shared", "16M", "--pull", "off");
             ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 0 1M", "-c", "write -P 0x33 8M 4k", "-c", "write -P 0x01 12M 8k", "-c", "write -z 12M 8k", a.nbdUri("shared"));
 
             ControllerClient controller = cluster.client(0);
