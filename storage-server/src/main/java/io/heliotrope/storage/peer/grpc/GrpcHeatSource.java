@@ -1,7 +1,7 @@
 package io.heliotrope.storage.peer.grpc;
 
-import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.grpc.ResponsesFuture;
 import io.heliotrope.proto.storage.v1.HeatRequest;
 import io.heliotrope.proto.storage.v1.HeatResponse;
 import io.heliotrope.proto.storage.v1.PeerServiceGrpc;
@@ -16,7 +16,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -63,26 +62,9 @@ public final class GrpcHeatSource implements HeatSource {
 
     /** {@code other}'s answer; a heat of epoch 0 when it failed. */
     private CompletableFuture<Heat> ask(String other, String image, HeatRequest request, int maxBlocks) {
-        CompletableFuture<List<HeatResponse>> responses = new CompletableFuture<>();
+        ResponsesFuture<HeatResponse> responses = new ResponsesFuture<>();
         try {
-            PeerServiceGrpc.newStub(peers.channel(other)).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS).heat(request, new StreamObserver<>() {
-                private final List<HeatResponse> received = new ArrayList<>();
-
-                @Override
-                public void onNext(HeatResponse response) {
-                    received.add(response);
-                }
-
-                @Override
-                public void onError(Throwable failure) {
-                    responses.completeExceptionally(failure);
-                }
-
-                @Override
-                public void onCompleted() {
-                    responses.complete(received);
-                }
-            });
+            PeerServiceGrpc.newStub(peers.channel(other)).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS).heat(request, responses);
         } catch (RuntimeException e) {
             responses.completeExceptionally(e);
         }

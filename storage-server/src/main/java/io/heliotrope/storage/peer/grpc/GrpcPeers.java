@@ -6,6 +6,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.grpc.ResponseFuture;
+import io.heliotrope.grpc.ResponsesFuture;
 import io.heliotrope.proto.storage.v1.CollectResponse;
 import io.heliotrope.proto.storage.v1.FenceResponse;
 import io.heliotrope.proto.storage.v1.PeerServiceGrpc;
@@ -111,34 +112,17 @@ public final class GrpcPeers implements Peers {
 
     @Override
     public CompletableFuture<List<BlockVersion>> collect(String site, ImageRef image, long firstEpoch, long lastEpoch) {
-        CompletableFuture<List<BlockVersion>> collected = new CompletableFuture<>();
+        ResponsesFuture<CollectResponse> responses = new ResponsesFuture<>();
         try {
-            stub(channels.next(site, 1).get(0), deadline()).collect(PeerProtos.collectRequest(image, firstEpoch, lastEpoch), new StreamObserver<>() {
-                private final List<BlockVersion> blocks = new ArrayList<>();
-
-                @Override
-                public void onNext(CollectResponse response) {
-                    try {
-                        PeerProtos.addCollected(response, blocks, site);
-                    } catch (RuntimeException e) {
-                        collected.completeExceptionally(e);
-                    }
-                }
-
-                @Override
-                public void onError(Throwable failure) {
-                    collected.completeExceptionally(failure);
-                }
-
-                @Override
-                public void onCompleted() {
-                    collected.complete(blocks);
-                }
-            });
+            stub(channels.next(site, 1).get(0), deadline()).collect(PeerProtos.collectRequest(image, firstEpoch, lastEpoch), responses);
         } catch (RuntimeException e) {
-            collected.completeExceptionally(e);
+            return finish(site, Call.COLLECT, CompletableFuture.failedFuture(e));
         }
-        return finish(site, Call.COLLECT, collected);
+        return finish(site, Call.COLLECT, responses.thenApply(received -> {
+            List<BlockVersion> blocks = new ArrayList<>();
+            received.forEach(response -> PeerProtos.addCollected(response, blocks, site));
+            return blocks;
+        }));
     }
 
     @Override
