@@ -83,6 +83,11 @@ public final class SiteOptions {
                     + "the previous holder used most, then the rest) or block (block order) (default: heat).")
     PullOrder pullOrder;
 
+    @Option(names = "--handoff-boost", negatable = true,
+            description = "Whether a live migration's destination has the source push the blocks it lacks before the switchover; "
+                    + "--no-handoff-boost leaves them to the image's mode, as in the paper's experiments (default: on).")
+    Boolean handoffBoost;
+
     @Option(names = "--migration-port", paramLabel = "PORT",
             description = "The first port incoming live migrations listen on (default: " + SiteConfig.DEFAULT_MIGRATION_PORT + ").")
     Integer migrationPort;
@@ -135,6 +140,7 @@ public final class SiteOptions {
         overrides.put("intraSiteRtt", intraSiteRtt);
         overrides.put("peerBulkConnections", peerBulkConnections);
         overrides.put("pullOrder", pullOrder);
+        overrides.put("handoffBoost", handoffBoost);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

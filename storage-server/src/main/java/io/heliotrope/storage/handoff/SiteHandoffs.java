@@ -63,6 +63,7 @@ public final class SiteHandoffs implements SiteDisks {
     private final ExecutorService calls;
     private final Supplier<InetSocketAddress> nbdAddress;
     private final Duration lapse;
+    private final boolean boost;
     private final Map<String, ScheduledFuture<?>> lapses = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<Void>> actives = new ConcurrentHashMap<>();
     private final List<Consumer<String>> lapseListeners = new CopyOnWriteArrayList<>();
@@ -71,9 +72,10 @@ public final class SiteHandoffs implements SiteDisks {
     /**
      * @param scheduler times the standbys' lapses
      * @param calls runs the calls, which may wait on the controller and on peers
+     * @param boost whether a standby here has the source boost the blocks this site lacks
      */
     public SiteHandoffs(String site, ControllerSessions sessions, ImageExports exports, Boosts boosts, Peers peers, ScheduledExecutorService scheduler,
-            ExecutorService calls, Supplier<InetSocketAddress> nbdAddress, Duration lapse) {
+            ExecutorService calls, Supplier<InetSocketAddress> nbdAddress, Duration lapse, boolean boost) {
         this.site = requireNonNull(site, "site is null");
         this.sessions = requireNonNull(sessions, "sessions is null");
         this.exports = requireNonNull(exports, "exports is null");
@@ -83,6 +85,7 @@ public final class SiteHandoffs implements SiteDisks {
         this.calls = requireNonNull(calls, "calls is null");
         this.nbdAddress = requireNonNull(nbdAddress, "nbdAddress is null");
         this.lapse = requireNonNull(lapse, "lapse is null");
+        this.boost = boost;
         this.awaits = new HandoffAwaits(site, sessions, calls, scheduler, (image, synced) -> activated(image, () -> sessions.activate(image, synced)),
                 HandoffAwaits.WAIT);
     }
@@ -94,7 +97,8 @@ public final class SiteHandoffs implements SiteDisks {
 
     /**
      * At the destination: serves {@code image} in standby for the lease at {@code from}, or
-     * renews a standby; the first call has {@code from} boost the blocks this site lacks. While
+     * renews a standby; the first call has {@code from} boost the blocks this site lacks (unless
+     * this site runs without boosts). While
      * in standby, the site awaits the lease at the controller and activates as soon as the
      * lease is here ({@link HandoffAwaits}), whether or not the source's Activate came.
      */
@@ -111,7 +115,7 @@ public final class SiteHandoffs implements SiteDisks {
                 previous.cancel(false);
             }
             awaits.start(image);
-            if (first) {
+            if (first && boost) {
                 peers.boost(from, image, held).whenComplete((queued, failure) -> {
                     if (failure != null) {
                         log.warn("{}: site {} did not start the boost: {}", image, from, HeliotropeException.rootMessage(failure));

@@ -8,6 +8,7 @@ import io.heliotrope.storage.view.Background;
 import io.heliotrope.storage.view.BlockFetcher;
 import io.heliotrope.storage.view.DataView;
 import io.heliotrope.storage.view.ReadCounter;
+import io.heliotrope.storage.view.WanWaits;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.util.concurrent.Executor;
@@ -20,6 +21,7 @@ public final class DefaultDeviceFactory implements DeviceFactory {
     private final BlockFetcher fetcher;
     private final ReplicatorFactory replicators;
     private final ReadCounter reads;
+    private final WanWaits waits;
     private final Executor storeCalls;
     private final boolean inlineCalls;
     private final Executor flushes;
@@ -41,16 +43,20 @@ public final class DefaultDeviceFactory implements DeviceFactory {
      */
     public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, ReplicatorFactory replicators, ReadCounter reads, Executor storeCalls,
             boolean inlineCalls, Executor flushes, ByteBufAllocator allocator) {
-        this(store, fetcher, replicators, reads, storeCalls, inlineCalls, flushes, allocator, Background.Factory.NONE);
+        this(store, fetcher, replicators, reads, WanWaits.NONE, storeCalls, inlineCalls, flushes, allocator, Background.Factory.NONE);
     }
 
-    /** As above, with the background work each view starts (the pull of what the site lacks). */
-    public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, ReplicatorFactory replicators, ReadCounter reads, Executor storeCalls,
+    /**
+     * As above, with the count of clients' waits for fetches and the background work each
+     * view starts (the pull of what the site lacks).
+     */
+    public DefaultDeviceFactory(BlockStore store, BlockFetcher fetcher, ReplicatorFactory replicators, ReadCounter reads, WanWaits waits, Executor storeCalls,
             boolean inlineCalls, Executor flushes, ByteBufAllocator allocator, Background.Factory background) {
         this.store = requireNonNull(store, "store is null");
         this.fetcher = requireNonNull(fetcher, "fetcher is null");
         this.replicators = requireNonNull(replicators, "replicators is null");
         this.reads = requireNonNull(reads, "reads is null");
+        this.waits = requireNonNull(waits, "waits is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.inlineCalls = inlineCalls;
         this.flushes = requireNonNull(flushes, "flushes is null");
@@ -60,7 +66,7 @@ public final class DefaultDeviceFactory implements DeviceFactory {
 
     @Override
     public DataView view(ImageSession session, Dirty dirty) {
-        DataView view = new DataView(session, dirty, store, fetcher, replicators.open(session), reads, inlineCalls ? Runnable::run : storeCalls);
+        DataView view = new DataView(session, dirty, store, fetcher, replicators.open(session), reads, waits, inlineCalls ? Runnable::run : storeCalls);
         view.startBackground(background);
         return view;
     }

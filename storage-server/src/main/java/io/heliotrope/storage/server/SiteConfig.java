@@ -33,7 +33,9 @@ import static java.util.Objects.requireNonNullElse;
  * the comma-separated host:port list through which this site reaches that site's
  * migration ports, in their order (the WAN emulator's links, or the site's own host and
  * ports); a VM cannot move to a site it has none for. {@code qemu} is the QEMU to
- * run (default {@code qemu-system-x86_64}).
+ * run (default {@code qemu-system-x86_64}). With {@code handoffBoost} (the default) a handoff's
+ * destination has the source push the blocks it lacks before the switchover; without, they
+ * come as the image's mode brings them (the paper's arms of the DBENCH experiment).
  *
  * <p>For the scheduler's placements the site registers {@code vmMemoryBytes}, the memory it
  * gives its VMs all together (default 0: no limit), and {@code intraSiteRtt}, the round trip
@@ -64,7 +66,8 @@ public record SiteConfig(
         Long vmMemoryBytes,
         Duration intraSiteRtt,
         PullOrder pullOrder,
-        Integer peerBulkConnections) {
+        Integer peerBulkConnections,
+        Boolean handoffBoost) {
     public static final Duration DEFAULT_INTRA_SITE_RTT = Duration.ofMillis(1);
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
@@ -98,14 +101,14 @@ public record SiteConfig(
     public SiteConfig forSite(String name, Path data, int nbd, int grpc, int metrics, String controllerAddress, Map<String, String> peerAddresses) {
         return new SiteConfig(name, data, store, bind, nbd, grpc, metrics, ioThreads, nbdPoll, blockCacheBytes, controllerAddress, checkpointInterval,
                 checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu, vmMemoryBytes,
-                intraSiteRtt, pullOrder, peerBulkConnections);
+                intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost);
     }
 
     /** This configuration with incoming migrations on the ports from {@code firstPort} on, and these links to other sites' migration ports. */
     public SiteConfig withMigration(int firstPort, Map<String, String> peerLinks) {
         return new SiteConfig(site, dataDir, store, bind, nbdPort, grpcPort, metricsPort, ioThreads, nbdPoll, blockCacheBytes, controller,
                 checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, firstPort, migrationPorts, peerLinks, qemu,
-                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections);
+                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost);
     }
 
     /** The local ports incoming migrations listen on. */
@@ -141,6 +144,7 @@ public record SiteConfig(
         intraSiteRtt = requireNonNullElse(intraSiteRtt, DEFAULT_INTRA_SITE_RTT);
         pullOrder = requireNonNullElse(pullOrder, PullOrder.HEAT);
         peerBulkConnections = requireNonNullElse(peerBulkConnections, DEFAULT_PEER_BULK_CONNECTIONS);
+        handoffBoost = requireNonNullElse(handoffBoost, true);
         if (vmMemoryBytes < 0) {
             throw new IllegalArgumentException("vmMemoryBytes must be 0 (no limit) or more: " + vmMemoryBytes);
         }

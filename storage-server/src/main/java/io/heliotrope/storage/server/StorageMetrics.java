@@ -4,10 +4,18 @@ import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.StoreStats;
 import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.storage.view.ReadCounter;
+import io.heliotrope.storage.view.WanWaits;
+import io.heliotrope.storage.view.WanWaits.Cause;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
 
 /** Gauges of the block store (image count, block file and index sizes) and of the view. */
@@ -41,6 +49,23 @@ final class StorageMetrics {
             here.increment(hereBlocks);
             fetched.increment(fetchedBlocks);
         };
+    }
+
+    /**
+     * The time clients' requests waited on other sites, by cause: per second, the mean number
+     * of requests waiting on the WAN.
+     */
+    static WanWaits wanWaits(MeterRegistry registry) {
+        Map<Cause, LongAdder> nanos = new EnumMap<>(Cause.class);
+        for (Cause cause : Cause.values()) {
+            LongAdder waited = new LongAdder();
+            nanos.put(cause, waited);
+            FunctionCounter.builder("heliotrope.io.wan.wait", waited, adder -> adder.sum() / (double) TimeUnit.SECONDS.toNanos(1))
+                    .baseUnit("seconds").tag("cause", cause.name().toLowerCase(Locale.ROOT))
+                    .description("Time clients' requests spent waiting on other sites: fetches of what this site lacks, sync copies, a remote image's home")
+                    .register(registry);
+        }
+        return (cause, waited) -> nanos.get(cause).add(waited);
     }
 
     private static void stat(MeterRegistry registry, BlockStore store, String name, ToLongFunction<StoreStats> stat) {

@@ -64,6 +64,7 @@ import io.heliotrope.storage.session.GrpcController;
 import io.heliotrope.storage.session.SiteTraits;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.ReadCounter;
+import io.heliotrope.storage.view.WanWaits;
 import io.heliotrope.storage.view.ViewCache;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -153,7 +154,8 @@ public final class StorageServer implements AutoCloseable {
                 StorageMetrics.bindOrphans(registry, controlled);
             }
             components.push(() -> BoundedExecutors.shutdown(sessionCalls, SHUTDOWN_PATIENCE));
-            Replicas replicas = controlled == null ? null : replicas(registry, store, view, controlled, links);
+            WanWaits waits = StorageMetrics.wanWaits(registry);
+            Replicas replicas = controlled == null ? null : replicas(registry, store, view, controlled, links, waits);
 
             int storeThreads = config.storeThreads();
             Executor storeCalls = storeThreads > 0 ? pool("site-io", storeThreads, QUEUED_PER_IMAGE) : Runnable::run;
@@ -161,10 +163,10 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService flushes = pool("site-flush", FLUSH_THREADS, QUEUED_PER_IMAGE);
             ReadCounter reads = StorageMetrics.reads(registry);
             DeviceFactory storeDevices = new DefaultDeviceFactory(store, replicas == null ? new LocalOnlyFetcher() : replicas.fetcher(),
-                    replicas == null ? ReplicatorFactory.NONE : replicas.heats(), reads, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT,
+                    replicas == null ? ReplicatorFactory.NONE : replicas.heats(), reads, waits, storeCalls, storeThreads == 0, flushes, ByteBufAllocator.DEFAULT,
                     replicas == null ? Background.Factory.NONE : replicas.pulls());
             DeviceFactory devices = replicas == null ? storeDevices
-                    : new ModeDevices(storeDevices, replicas.peers(), view, reads, storeCalls, ByteBufAllocator.DEFAULT);
+                    : new ModeDevices(storeDevices, replicas.peers(), view, reads, waits, storeCalls, ByteBufAllocator.DEFAULT);
             // Opens wait for another site's release and for recoveries (seconds): on threads of their own, never in front of lease renewals.
             ExecutorService openCalls = pool("site-opens", OPEN_THREADS, QUEUED_PER_IMAGE);
             ImageExports exports = new ImageExports(sessions, devices, openCalls);
@@ -173,7 +175,7 @@ public final class StorageServer implements AutoCloseable {
             components.push(nbd);
             handoffs = controlled == null ? null : new SiteHandoffs(config.site(), controlled, exports, replicas.boosts(),
                     new GrpcHandoffPeers(config.site(), links.peers(), config.fetchTimeout()), sessionCalls, pool("site-handoff", HANDOFF_THREADS, QUEUED_CALLS),
-                    nbd::localAddress, SiteHandoffs.STANDBY_LAPSE);
+                    nbd::localAddress, SiteHandoffs.STANDBY_LAPSE, config.handoffBoost());
 
             ExecutorService adminCalls = pool("site-admin", ADMIN_THREADS, QUEUED_CALLS);
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
@@ -239,7 +241,7 @@ public final class StorageServer implements AutoCloseable {
      * fetcher, the propagation manager and the replication modes. Pushes land only in
      * images that are not open for write here.
      */
-    private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, ControllerSessions sessions, Links links) {
+    private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, ControllerSessions sessions, Links links, WanWaits waits) {
         RegisteredSites sites = links.sites();
         PeerMetrics peerMetrics = links.metrics();
         GrpcPeers peers = links.peers();
@@ -253,7 +255,7 @@ public final class StorageServer implements AutoCloseable {
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.isOpen(image.name()) && CopyRule.NEWER.accepts(copy, local),
                 peerStore, pool("site-peer-bulk", 1, QUEUED_CALLS));
-        ModeReplicators modes = new ModeReplicators(config.site(), propagation, peers, sites, view);
+        ModeReplicators modes = new ModeReplicators(config.site(), propagation, peers, sites, view, waits);
         // Every image's reads and writes are counted here, whatever its mode, for the site that holds it next (DESIGN.md section 4).
         HeatLog heat = new HeatLog(Clock.systemUTC());
         Boosts boosts = new Boosts(config.site(), store, view, propagation, modes);

@@ -6,7 +6,7 @@ import io.heliotrope.storage.BlockStore.BlockState;
 import io.heliotrope.storage.BlockStore.CopyRule;
 import io.heliotrope.storage.BlockStore.Dirty;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
-import io.heliotrope.storage.view.ImageSession;
+import io.heliotrope.storage.view.WanWaits.Cause;
 import io.heliotrope.version.Version;
 
 import java.nio.ByteBuffer;
@@ -48,6 +48,7 @@ public final class DataView implements PullTarget, AutoCloseable {
     private final BlockFetcher fetcher;
     private final Replicator replicator;
     private final ReadCounter reads;
+    private final WanWaits waits;
     private final Executor storeCalls;
     private final long imageId;
     /**
@@ -66,16 +67,18 @@ public final class DataView implements PullTarget, AutoCloseable {
      * @param dirty whether the session's writes join the dirty set
      * @param replicator what the image's replication mode does with its reads and writes
      * @param reads counts where read blocks came from
+     * @param waits counts how long clients' requests waited for fetches
      * @param storeCalls where what waited for a fetch runs its store calls
      */
     public DataView(ImageSession session, Dirty dirty, BlockStore store, BlockFetcher fetcher, Replicator replicator, ReadCounter reads,
-            Executor storeCalls) {
+            WanWaits waits, Executor storeCalls) {
         this.session = requireNonNull(session, "session is null");
         this.dirty = requireNonNull(dirty, "dirty is null");
         this.store = requireNonNull(store, "store is null");
         this.fetcher = requireNonNull(fetcher, "fetcher is null");
         this.replicator = requireNonNull(replicator, "replicator is null");
         this.reads = requireNonNull(reads, "reads is null");
+        this.waits = requireNonNull(waits, "waits is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.imageId = session.info().id();
         // Asked at each fetch: a session in a handoff takes its holding when it becomes active.
@@ -105,7 +108,7 @@ public final class DataView implements PullTarget, AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new))
+        return waits.time(Cause.FETCH, CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new)))
                 .thenRunAsync(() -> readCurrent(first, count, destination), storeCalls);
     }
 
@@ -209,7 +212,8 @@ public final class DataView implements PullTarget, AutoCloseable {
         if (fetches.isEmpty()) {
             return CompletableFuture.completedFuture(null).thenCompose(ignored -> action.get());
         }
-        return CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new)).thenComposeAsync(ignored -> action.get(), storeCalls);
+        return waits.time(Cause.FETCH, CompletableFuture.allOf(fetches.toArray(CompletableFuture[]::new)))
+                .thenComposeAsync(ignored -> action.get(), storeCalls);
     }
 
     /**

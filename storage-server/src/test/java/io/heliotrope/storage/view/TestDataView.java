@@ -16,6 +16,7 @@ import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.image.Locality;
 import io.heliotrope.storage.memory.MemoryBlockStore;
 import io.heliotrope.storage.view.TestingBlockFetcher.Fetch;
+import io.heliotrope.storage.view.WanWaits.Cause;
 import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -100,6 +101,21 @@ class TestDataView {
 
         assertThat(view.read(2, 1, ByteBuffer.allocate(BLOCK_SIZE))).as("current here since").isCompleted();
         assertThat(fetcher.fetches()).hasSize(1);
+    }
+
+    @Test
+    void onlyAReadThatWaitsForAFetchCountsAWaitOnTheWan() {
+        List<Cause> waits = new ArrayList<>();
+        DataView view = new DataView(siteB.open("disk"), Dirty.RECORD, storeB, fetcher, Replicator.NONE, ReadCounter.NONE,
+                (cause, nanos) -> waits.add(nanos > 0 ? cause : null), Runnable::run);
+        assertThat(view.read(0, 1, ByteBuffer.allocate(BLOCK_SIZE))).isCompleted();
+        assertThat(waits).as("a block current here").isEmpty();
+
+        CompletableFuture<Void> read = view.read(2, 1, ByteBuffer.allocate(BLOCK_SIZE));
+        assertThat(waits).as("still waiting").isEmpty();
+        arrive(fetcher.fetches().get(0));
+        assertThat(read).isCompleted();
+        assertThat(waits).containsExactly(Cause.FETCH);
     }
 
     @Test
@@ -272,7 +288,7 @@ class TestDataView {
     }
 
     private DataView view(ImageSession session, BlockStore store) {
-        return new DataView(session, Dirty.RECORD, store, fetcher, Replicator.NONE, ReadCounter.NONE, Runnable::run);
+        return new DataView(session, Dirty.RECORD, store, fetcher, Replicator.NONE, ReadCounter.NONE, WanWaits.NONE, Runnable::run);
     }
 
     private ControllerSessions sessions(String site, MemoryBlockStore store) {

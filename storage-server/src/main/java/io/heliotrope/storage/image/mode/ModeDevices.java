@@ -9,6 +9,7 @@ import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.view.DataView;
 import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.ViewCache;
+import io.heliotrope.storage.view.WanWaits;
 import io.netty.buffer.ByteBufAllocator;
 
 import java.util.concurrent.Executor;
@@ -27,19 +28,22 @@ public final class ModeDevices implements DeviceFactory {
     private final Peers peers;
     private final ViewCache view;
     private final ReadCounter reads;
+    private final WanWaits waits;
     private final Executor lookups;
     private final ByteBufAllocator allocator;
 
     /**
      * @param store the devices that serve images from this site's store
      * @param reads counts where a remote device's reads came from: all but zeros from the home
+     * @param waits counts how long a remote device's requests waited for the home
      * @param lookups where a remote device's calls that look into the view run
      */
-    public ModeDevices(DeviceFactory store, Peers peers, ViewCache view, ReadCounter reads, Executor lookups, ByteBufAllocator allocator) {
+    public ModeDevices(DeviceFactory store, Peers peers, ViewCache view, ReadCounter reads, WanWaits waits, Executor lookups, ByteBufAllocator allocator) {
         this.store = requireNonNull(store, "store is null");
         this.peers = requireNonNull(peers, "peers is null");
         this.view = requireNonNull(view, "view is null");
         this.reads = requireNonNull(reads, "reads is null");
+        this.waits = requireNonNull(waits, "waits is null");
         this.lookups = requireNonNull(lookups, "lookups is null");
         this.allocator = requireNonNull(allocator, "allocator is null");
     }
@@ -53,7 +57,7 @@ public final class ModeDevices implements DeviceFactory {
     @Override
     public BlockDevice device(OpenImage image, Runnable onClose) {
         return image.session().remoteWrites()
-                .<BlockDevice>map(writes -> new RemoteDevice(image, writes, peers, view, reads, lookups, allocator, onClose))
+                .<BlockDevice>map(writes -> new RemoteDevice(image, writes, peers, view, reads, waits, lookups, allocator, onClose))
                 .orElseGet(() -> store.device(image, onClose));
     }
 }

@@ -14,6 +14,7 @@ import io.heliotrope.storage.propagation.PropagationManager;
 import io.heliotrope.storage.propagation.PushGuard;
 import io.heliotrope.storage.view.Replicator;
 import io.heliotrope.storage.view.ViewCache;
+import io.heliotrope.storage.view.WanWaits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,15 +41,18 @@ public final class ModeReplicators implements ReplicatorFactory {
     private final Peers peers;
     private final SiteDirectory sites;
     private final ViewCache view;
+    private final WanWaits waits;
     /** The images open for write here in the proactive mode, by name. */
     private final Map<String, ImagePropagation> pushing = new ConcurrentHashMap<>();
 
-    public ModeReplicators(String site, PropagationManager propagation, Peers peers, SiteDirectory sites, ViewCache view) {
+    /** @param waits counts how long {@code sync} writes waited for their copies */
+    public ModeReplicators(String site, PropagationManager propagation, Peers peers, SiteDirectory sites, ViewCache view, WanWaits waits) {
         this.site = requireNonNull(site, "site is null");
         this.propagation = requireNonNull(propagation, "propagation is null");
         this.peers = requireNonNull(peers, "peers is null");
         this.sites = requireNonNull(sites, "sites is null");
         this.view = requireNonNull(view, "view is null");
+        this.waits = requireNonNull(waits, "waits is null");
     }
 
     @Override
@@ -61,7 +65,7 @@ public final class ModeReplicators implements ReplicatorFactory {
                 pushing.put(image.name(), pushes);
                 yield new ProactiveReplicator(pushes, () -> pushing.remove(image.name(), pushes));
             }
-            case SYNC -> new SyncReplicator(peers, session, preferred(replication), replication.syncCopies());
+            case SYNC -> new SyncReplicator(peers, session, preferred(replication), replication.syncCopies(), waits);
             case ON_DEMAND, REMOTE -> Replicator.NONE;
         };
     }

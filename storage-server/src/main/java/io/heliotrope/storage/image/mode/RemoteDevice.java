@@ -21,6 +21,8 @@ import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.RemoteWrites;
 import io.heliotrope.storage.view.ViewCache;
+import io.heliotrope.storage.view.WanWaits;
+import io.heliotrope.storage.view.WanWaits.Cause;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -73,6 +75,7 @@ public final class RemoteDevice extends AbstractImageDevice {
     private final Peers peers;
     private final ViewCache view;
     private final ReadCounter reads;
+    private final WanWaits waits;
     private final ImageRef ref;
     private final long imageId;
     private final ByteBufAllocator allocator;
@@ -81,16 +84,18 @@ public final class RemoteDevice extends AbstractImageDevice {
      * @param writes the session's writes, which every connection to the image shares
      * @param view the cached view, for the committed version of each block
      * @param reads counts where read blocks came from
+     * @param waits counts how long requests waited for the home
      * @param lookups where calls that look into the view run
      */
-    RemoteDevice(OpenImage image, RemoteWrites writes, Peers peers, ViewCache view, ReadCounter reads, Executor lookups, ByteBufAllocator allocator,
-            Runnable onClose) {
+    RemoteDevice(OpenImage image, RemoteWrites writes, Peers peers, ViewCache view, ReadCounter reads, WanWaits waits, Executor lookups,
+            ByteBufAllocator allocator, Runnable onClose) {
         super(image, lookups, onClose);
         this.session = image.session();
         this.writes = requireNonNull(writes, "writes is null");
         this.peers = requireNonNull(peers, "peers is null");
         this.view = requireNonNull(view, "view is null");
         this.reads = requireNonNull(reads, "reads is null");
+        this.waits = requireNonNull(waits, "waits is null");
         this.ref = ImageRef.of(image.info());
         this.imageId = image.info().id();
         this.allocator = requireNonNull(allocator, "allocator is null");
@@ -195,7 +200,7 @@ public final class RemoteDevice extends AbstractImageDevice {
             zeros += one.zero() ? 1 : 0;
         }
         reads.read(zeros, count - zeros);
-        return fetch(first, wanted, into, 1);
+        return waits.time(Cause.REMOTE, fetch(first, wanted, into, 1));
     }
 
     /**
@@ -284,7 +289,7 @@ public final class RemoteDevice extends AbstractImageDevice {
                 pushed = pushed.thenCompose(ignored -> push(zeroMarkers(from, size, version)));
             }
         }
-        return CompletableFuture.allOf(writes.homeRecorded(session), pushed).thenRun(() -> {
+        return waits.time(Cause.REMOTE, CompletableFuture.allOf(writes.homeRecorded(session), pushed)).thenRun(() -> {
             writes.acknowledged(first, count, version, data == null);
             session.wrote(first, count);
         });

@@ -7,6 +7,8 @@ import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.peer.Peers;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.view.Replicator;
+import io.heliotrope.storage.view.WanWaits;
+import io.heliotrope.storage.view.WanWaits.Cause;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,18 +44,23 @@ final class SyncReplicator implements Replicator {
     private final ImageSession session;
     private final ImageRef image;
     private final int copies;
+    private final WanWaits waits;
     /** The sites in the order writes try them; guarded by itself. */
     private final List<String> order;
     /** Per set of sites, its recording with the lease; a failed one is dropped, to be asked again. */
     private final Map<Set<String>, CompletableFuture<Void>> recorded = new ConcurrentHashMap<>();
 
-    /** @param sites the sites that may take copies, the preferred first */
-    SyncReplicator(Peers peers, ImageSession session, List<String> sites, int copies) {
+    /**
+     * @param sites the sites that may take copies, the preferred first
+     * @param waits counts how long writes waited for their copies
+     */
+    SyncReplicator(Peers peers, ImageSession session, List<String> sites, int copies, WanWaits waits) {
         this.peers = requireNonNull(peers, "peers is null");
         this.session = requireNonNull(session, "session is null");
         this.image = ImageRef.of(session.info());
         this.order = new ArrayList<>(sites);
         this.copies = copies;
+        this.waits = requireNonNull(waits, "waits is null");
         if (copies > 0 && sites.size() >= copies) {
             // Now rather than at the first write, which then rarely waits for it.
             record(Set.copyOf(targets()));
@@ -79,8 +86,8 @@ final class SyncReplicator implements Replicator {
         Set<String> tried = ConcurrentHashMap.newKeySet();
         tried.addAll(targets);
         List<CompletableFuture<String>> pushes = targets.stream().map(site -> pushFrom(site, tried, blocks, first)).toList();
-        return CompletableFuture.allOf(pushes.toArray(CompletableFuture[]::new))
-                .thenCompose(ignored -> record(Set.copyOf(pushes.stream().map(CompletableFuture::join).toList())));
+        return waits.time(Cause.SYNC, CompletableFuture.allOf(pushes.toArray(CompletableFuture[]::new))
+                .thenCompose(ignored -> record(Set.copyOf(pushes.stream().map(CompletableFuture::join).toList()))));
     }
 
     /** The first {@code copies} sites of the list, or all of them when there are fewer. */

@@ -25,6 +25,7 @@ import io.heliotrope.storage.session.Controller;
 import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.ReadCounter;
+import io.heliotrope.storage.view.WanWaits;
 import io.heliotrope.storage.session.TestingController;
 import io.heliotrope.version.Version;
 import io.netty.buffer.ByteBuf;
@@ -93,7 +94,7 @@ class TestRemoteDevice {
                 Duration.ofMinutes(1), 1 << 20);
         DefaultDeviceFactory store = new DefaultDeviceFactory(here, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true,
                 Runnable::run, UnpooledByteBufAllocator.DEFAULT);
-        BlockDevice device = new ImageExports(sessions, new ModeDevices(store, peers, here.view(), reads, Runnable::run, UnpooledByteBufAllocator.DEFAULT), Runnable::run)
+        BlockDevice device = new ImageExports(sessions, new ModeDevices(store, peers, here.view(), reads, WanWaits.NONE, Runnable::run, UnpooledByteBufAllocator.DEFAULT), Runnable::run)
                 .open(IMAGE).join();
         assertThat(device).isInstanceOf(RemoteDevice.class);
         return device;

@@ -6,6 +6,8 @@ import io.heliotrope.storage.BlockStore.Copy;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.view.ImageSession;
+import io.heliotrope.storage.view.WanWaits;
+import io.heliotrope.storage.view.WanWaits.Cause;
 import io.heliotrope.storage.peer.AbstractTestingPeers;
 import org.junit.jupiter.api.Test;
 
@@ -37,13 +39,16 @@ class TestSyncReplicator {
         ByteBuffer data = ByteBuffer.allocate(2 * BLOCK_SIZE);
         data.put(BLOCK_SIZE, (byte) 9);
 
-        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c", "d"), 2).wrote(4, 2, 77, data);
+        List<Cause> waits = new ArrayList<>();
+        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c", "d"), 2, (cause, nanos) -> waits.add(cause)).wrote(4, 2, 77, data);
 
         assertThat(ack).isNotDone();
         peers.answerAll();
         assertThat(ack).isNotDone();
+        assertThat(waits).as("the write still waits for its record").isEmpty();
         session.recordAll();
         assertThat(ack).isCompleted();
+        assertThat(waits).as("one wait on the WAN, the write's").containsExactly(Cause.SYNC);
         assertThat(session.recorded).containsExactly(Set.of("b", "c"));
         assertThat(peers.pushed).containsOnlyKeys("b", "c");
         assertThat(peers.pushed.get("b")).extracting(Copy::block, Copy::version).containsExactly(
@@ -55,7 +60,7 @@ class TestSyncReplicator {
     void aSiteThatFailsIsReplacedByTheNextAndZeroMarkersTravelWithoutData() {
         RecordingPeers peers = new RecordingPeers(Set.of("b"));
 
-        SyncReplicator replicator = new SyncReplicator(peers, session, List.of("b", "c"), 1);
+        SyncReplicator replicator = new SyncReplicator(peers, session, List.of("b", "c"), 1, WanWaits.NONE);
         CompletableFuture<Void> ack = replicator.wrote(3, 1, 5, null);
         peers.answerAll();
         peers.answerAll();
@@ -77,7 +82,7 @@ class TestSyncReplicator {
     @Test
     void aWriteWhoseSitesTheControllerDidNotRecordFailsAndTheNextAsksAgain() {
         RecordingPeers peers = new RecordingPeers(Set.of());
-        SyncReplicator replicator = new SyncReplicator(peers, session, List.of("b"), 1);
+        SyncReplicator replicator = new SyncReplicator(peers, session, List.of("b"), 1, WanWaits.NONE);
 
         CompletableFuture<Void> ack = replicator.wrote(0, 1, 5, null);
         peers.answerAll();
@@ -99,7 +104,7 @@ class TestSyncReplicator {
         RecordingPeers peers = new RecordingPeers(Set.of());
         peers.refusing.add("b");
 
-        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c"), 1).wrote(0, 1, 5, null);
+        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c"), 1, WanWaits.NONE).wrote(0, 1, 5, null);
         peers.answerAll();
         peers.answerAll();
         session.recordAll();
@@ -112,7 +117,7 @@ class TestSyncReplicator {
     void tooFewReachableSitesFailTheWrite() {
         RecordingPeers peers = new RecordingPeers(Set.of("b"));
 
-        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c"), 2).wrote(3, 1, 5, ByteBuffer.allocate(BLOCK_SIZE));
+        CompletableFuture<Void> ack = new SyncReplicator(peers, session, List.of("b", "c"), 2, WanWaits.NONE).wrote(3, 1, 5, ByteBuffer.allocate(BLOCK_SIZE));
         peers.answerAll();
 
         assertThatThrownBy(ack::join).cause().isInstanceOfSatisfying(HeliotropeException.class,
