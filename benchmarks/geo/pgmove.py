@@ -1,6 +1,5 @@
 #!/usr/bin/python3
-"""Helpers of pg-move.sh (run with /usr/bin/python3: it imports propagate.py, which needs
-Debian's python3-libnbd).
+"""Helpers of pg-move.sh (standard library only).
 
   pgmove.py sample --metrics URL --csv OUT.csv [--peer virginia] [--interval 0.2]
       Until TERM or INT, every --interval seconds: the new holder's pull and WAN counters
@@ -24,7 +23,7 @@ import signal
 import sys
 import time
 
-from propagate import scrape, value
+from prom import scrape, value
 
 
 def sample(a):

@@ -25,23 +25,10 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 
 import nbd
 
-
-def scrape(url):
-    with urllib.request.urlopen(url, timeout=5) as r:
-        return r.read().decode()
-
-
-def value(text, name, *labels):
-    total = 0.0
-    for line in text.splitlines():
-        if line.startswith(name) and line[len(name):len(name) + 1] in ("{", " ") \
-                and all(label in line for label in labels):
-            total += float(line.rsplit(" ", 1)[1])
-    return total
+from prom import scrape, value
 
 
 class Sampler(threading.Thread):
