@@ -110,10 +110,11 @@ kill_vms() {
   done
 }
 
-# start_up_with_vms: the records guest built, and a fresh 'helio up' in $WORK/data ($RTT,
-# $BANDWIDTH, ports PORT_OFFSET above the defaults, the migration driver beside its
-# controller); helio and the VMs it started are stopped on exit. Sets DATA, the ports of
-# set_up_ports, STATUS_PORT, MIGRATION_PORT and SITES, and points helio at the controller.
+# start_up_with_vms [HELIO UP OPTION...]: the records guest built, and a fresh 'helio up' in
+# $WORK/data ($RTT, $BANDWIDTH, ports PORT_OFFSET above the defaults, the migration driver
+# beside its controller, the options given); helio and the VMs it started are stopped on
+# exit. Sets DATA, the ports of set_up_ports, STATUS_PORT, MIGRATION_PORT and SITES, and
+# points helio at the controller.
 start_up_with_vms() {
   DATA=$WORK/data
   export XDG_CONFIG_HOME=$WORK/config   # helio up writes its client configuration here, not to ~/.config
@@ -125,14 +126,17 @@ start_up_with_vms() {
   mkdir -p "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch" "$OUT/logs"
   trap 'stop_all; kill_vms; rm -rf "$WORK/scratch"' EXIT
   trap 'exit 130' INT TERM
-  prepare_guest
-  log "building the distribution (./mvnw -o -pl cli -am package; logs/build.log)"
-  (cd "$REPO" && ./mvnw -B -q -o -pl cli -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
-    die "building the distribution failed (see $OUT/logs/build.log)"
+  if [[ -z ${DISTRIBUTION_BUILT:-} ]]; then   # once per script, however many times helio up starts
+    prepare_guest
+    log "building the distribution (./mvnw -o -pl cli -am package; logs/build.log)"
+    (cd "$REPO" && ./mvnw -B -q -o -pl cli -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
+      die "building the distribution failed (see $OUT/logs/build.log)"
+    DISTRIBUTION_BUILT=1
+  fi
   require_ports "$STATUS_PORT" $(seq "$MIGRATION_PORT" $((MIGRATION_PORT + 7)))
   launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
     --controller-port "$CONTROLLER_PORT" --status-port "$STATUS_PORT" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
-    --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT"
+    --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT" "$@"
   wait_for_line up "Press Ctrl-C to stop." 180
 }
 
