@@ -6,7 +6,7 @@ REPO=$(cd "$HERE/../.." && pwd)
 
 usage() {
   cat <<USAGE
-usage: $0 [--out DIR] [--guest DIR] [--time SECONDS] [--clients N]
+usage: $0 [--out DIR] [--guest DIR] [--time SECONDS] [--clients N] [--memory SIZE]
 
 Builds the DBENCH guest (build.sh into --guest), boots it (TCG, 1 vCPU, 512 MiB) on
 'nbdkit file' of a copy of root.img (with nbdkit's stats filter), sends go, waits for
@@ -18,16 +18,18 @@ nbdkit-stats.txt (bytes read and written by the guest), summary.txt.
   --guest DIR     build.sh's OUTDIR [/var/tmp/dguest-out]
   --time SECONDS  helio.dbench_time [20]
   --clients N     helio.dbench_clients [4]
+  --memory SIZE   helio.dbench_memory, e.g. 28M [none: dbench may use all the page cache]
 USAGE
 }
 
-OUT=/var/tmp/dguest-smoke GUEST=/var/tmp/dguest-out TIME=20 CLIENTS=4
+OUT=/var/tmp/dguest-smoke GUEST=/var/tmp/dguest-out TIME=20 CLIENTS=4 MEMORY=
 while (($#)); do
   case $1 in
     --out) OUT=$2; shift 2 ;;
     --guest) GUEST=$2; shift 2 ;;
     --time) TIME=$2; shift 2 ;;
     --clients) CLIENTS=$2; shift 2 ;;
+    --memory) MEMORY=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; exit 2 ;;
   esac
@@ -51,7 +53,7 @@ until port_in_use "$port"; do alive "${PID[nbdkit]}" || die "nbdkit exited"; sle
 
 launch qemu qemu-system-x86_64 -machine q35,accel=tcg -m 512 -smp 1 -display none -no-reboot -nic none \
   -kernel "$GUEST/vmlinuz" -initrd "$GUEST/initrd.img" \
-  -append "console=ttyS0 panic=-1 quiet helio.dbench_time=$TIME helio.dbench_clients=$CLIENTS" \
+  -append "console=ttyS0 panic=-1 quiet helio.dbench_time=$TIME helio.dbench_clients=$CLIENTS${MEMORY:+ helio.dbench_memory=$MEMORY}" \
   -blockdev "driver=nbd,node-name=root,server.type=inet,server.host=127.0.0.1,server.port=$port,cache.direct=on" \
   -device virtio-blk-pci,drive=root \
   -chardev "socket,id=console,path=$OUT/console.sock,server=on,wait=off,logfile=$OUT/console.log" \
