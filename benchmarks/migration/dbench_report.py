@@ -16,15 +16,15 @@ guest's pause at the switchover).
 """
 import csv
 import os
-import re
 import statistics
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "geo"))
+BENCHMARKS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path[:0] = [os.path.join(BENCHMARKS, "geo"), os.path.join(BENCHMARKS, "dbench-guest")]
+from console import Line, interval_rates, parse_progress  # noqa: E402
 from geo_report import fmt, gnuplot, print_table, read_csv, verdict  # noqa: E402
 
-PROGRESS = re.compile(r"^\s*\d+\s+\d+\s+([\d.]+) MB/sec\s+(warmup|execute)\s+(\d+) sec")
 PAPER_ARMS = ("remote", "sync", "on-demand", "proactive")
 ARMS = PAPER_ARMS + ("shipped", "nbdkit")
 CAUSES = ("fetch", "sync", "remote")
@@ -33,24 +33,12 @@ MB = 1e6
 
 
 def seconds_of(console_csv):
-    """[(second, MB/s)] of one run: each second's own throughput, from dbench's running totals."""
-    out, last = [], {}
-    offset = {"warmup": 0}
-    for row in read_csv(console_csv):
-        m = PROGRESS.match(row["line"])
-        if not m:
-            continue
-        rate, phase, sec = float(m.group(1)), m.group(2), int(m.group(3))
-        if phase == "execute" and "execute" not in offset:
-            # The execute phase counts from 0 again, unless this dbench goes on counting.
-            warm = last.get("warmup", (0, 0))[0]
-            offset["execute"] = warm if sec <= warm else 0
-        done = rate * sec
-        prev_sec, prev_done = last.get(phase, (0, 0.0))
-        if sec > prev_sec:
-            out.append((offset[phase] + sec, (done - prev_done) / (sec - prev_sec)))
-            last[phase] = (sec, done)
-    return out
+    """[(second, MB/s)] of one run: each second's own throughput (console.py's interval rates), on
+    one axis: the execute phase counts its seconds from 1 again after the warmup's."""
+    lines = [Line(float(r["t"]), float(r["t"]), r["line"]) for r in read_csv(console_csv)]
+    rates = interval_rates(parse_progress(lines))
+    warmup = max((r.seconds for r in rates if r.phase == "warmup"), default=0)
+    return [(r.seconds + (warmup if r.phase == "execute" else 0), r.mb_per_sec) for r in rates]
 
 
 def waits_of(samples_csv, t0):
