@@ -17,7 +17,7 @@ MIGRATE_AFTER=10
 MEMORY=512M
 RTT=75ms
 BANDWIDTH=1gbit
-PORT_OFFSET=70
+PORT_OFFSET=110
 PIN=1
 WORK=/var/tmp/migration-dbench
 OUT=/var/tmp/migration-results/dbench-$(date +%Y%m%d-%H%M%S)
@@ -114,8 +114,9 @@ trap 'exit 130' INT TERM
 DBENCH_GUEST=$WORK/dbench-guest
 WATCH="$HERE/dbench_watch.py"
 
+CORES=$(nproc)
 if ((PIN)); then
-  (($(nproc) >= 2)) || die "pinning needs 2 cores (or --no-pin)"
+  ((CORES >= 2)) || die "pinning needs 2 cores (or --no-pin)"
   taskset -cp 0 $$ >/dev/null   # this script and everything it starts, but QEMU
   QEMU_CORE=(taskset -c 1)
 else
@@ -143,7 +144,7 @@ echo "arm,run,outcome,t_booted,t_start,t_migrate,t_migrated,t_done,migration_tot
 await_console() {
   local pattern=$1 timeout=$2 deadline=$((SECONDS + $2))
   shift 2
-  until cat "$@" 2>/dev/null | tr -d '\r' | grep -qF -- "$pattern"; do
+  until grep -qsF -- "$pattern" "$@"; do
     ((SECONDS < deadline)) || die "no '$pattern' on the console within $timeout s (see $*)"
     sleep 0.2
   done
@@ -152,10 +153,10 @@ await_console() {
 
 # dbench_result FILE...: the guest's final dbench figure (MB/s) from its "done" line.
 dbench_result() {
-  cat "$@" 2>/dev/null | tr -d '\r' | sed -n 's/.*HELIO-DBENCH: done.*Throughput \([0-9.]*\) MB\/sec.*/\1/p' | tail -n 1
+  grep -hs 'HELIO-DBENCH: done' "$@" | sed -n 's/.*Throughput \([0-9.]*\) MB\/sec.*/\1/p' | tail -n 1
 }
 
-# image_options ARM: helio image create's replication options for a Heliotrope arm.
+# image_options ARM: the replication options of a Heliotrope arm's image.
 image_options() {
   case $1 in
     remote) echo "--mode remote --pull off" ;;
@@ -172,8 +173,9 @@ heliotrope_arm() {
   [[ $arm == shipped ]] || boost=(--no-handoff-boost)
   start_up_with_vms --qemu "$QEMU_WRAPPER" "${boost[@]}"
   local v_metrics=http://127.0.0.1:$METRICS_V/metrics t_metrics=http://127.0.0.1:$METRICS_T/metrics
-  # shellcheck disable=SC2046
-  helio image create disk --size "$ROOT_SIZE" --home virginia $(image_options "$arm") >&2
+  # Imported and cached on-demand, then set to the arm's mode, which its next open takes: a
+  # sync image opened before the site knows the other one would fail every write (issue #26).
+  helio image create disk --size "$ROOT_SIZE" --home virginia --mode on-demand >&2
   log "$tag: the root image imported at virginia$([[ $arm == remote ]] || echo ", then read in full at taiwan")"
   nbdcopy "$ROOT_IMG" "nbd://127.0.0.1:$NBD_V/disk"
   wait_closed disk 60
@@ -181,6 +183,8 @@ heliotrope_arm() {
     nbdcopy "nbd://127.0.0.1:$NBD_T/disk" null:
     wait_closed disk 60
   fi
+  # shellcheck disable=SC2046
+  helio image set disk $(image_options "$arm") >&2
   local deadline=$((SECONDS + 120))
   until (($(metric "$v_metrics" heliotrope_propagation_queue) == 0)); do
     ((SECONDS < deadline)) || die "$tag: virginia's push queue did not drain in 120 s"
@@ -316,7 +320,7 @@ done
 
 ensure_gnuplot
 {
-  echo "DBENCH under live migration, $(date -Is) on $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "DBENCH under live migration, $(date -Is) on $(hostname), $CORES cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "guest: TCG, 1 vCPU, $MEMORY, Debian root on the image; dbench -t $DBENCH_TIME $CLIENTS; moved virginia -> taiwan $MIGRATE_AFTER s after dbench's start"
   echo "link $RTT RTT / $BANDWIDTH; $(qemu-system-x86_64 --version | head -n 1); $( ((PIN)) && echo "QEMU on core 1, the rest on core 0" || echo "not pinned")"
   echo

@@ -147,6 +147,7 @@ def plots(out_dir, per_second, results, arms, migrate_after):
             m, lo, hi = a["mean_mb_s"]
             f.write(f"{arm} {m:.2f} {lo:.2f} {hi:.2f} {a['storage_forward_mb'][0]:.1f} {a['storage_backward_mb'][0]:.1f} {a['ram_mb'][0]:.1f}\n")
     gnuplot("set multiplot layout 1,2\nset style fill solid 0.6 border -1\nset boxwidth 0.6\nset xtics rotate by -30\n"
+            f"set xrange [-0.5:{len(arms) - 0.5}]\n"
             "set title '(a) mean dbench throughput (median, min-max)'\nset ylabel 'MB/s'\nset yrange [0:*]\n"
             f"plot '{data}' using 0:2:xtic(1) with boxes notitle, '' using 0:2:3:4 with yerrorbars lc black pt 0 notitle\n"
             "set title '(b) WAN traffic during the run (median)'\nset ylabel 'MB'\nset style histogram rowstacked\n"

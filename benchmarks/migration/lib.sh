@@ -104,7 +104,7 @@ kill_vms() {
   for pidfile in "$DATA"/*/vms/*/qemu.pid; do
     [[ -f $pidfile ]] || continue
     pid=$(cat "$pidfile")
-    if [[ $pid =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$DATA/"; then
+    if [[ $pid =~ ^[0-9]+$ ]] && tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "$DATA/"; then
       kill -KILL "$pid" 2>/dev/null || true
     fi
   done

@@ -253,7 +253,7 @@ public final class StorageServer implements AutoCloseable {
                 PropagationConfig.DEFAULT, new PropagationMetrics(registry));
         components.push(propagation);
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
-        PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.isOpen(image.name()) && CopyRule.NEWER.accepts(copy, local),
+        PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.holdsForWrite(image.name()) && CopyRule.NEWER.accepts(copy, local),
                 peerStore, pool("site-peer-bulk", 1, QUEUED_CALLS));
         ModeReplicators modes = new ModeReplicators(config.site(), propagation, peers, sites, view, waits);
         // Every image's reads and writes are counted here, whatever its mode, for the site that holds it next (DESIGN.md section 4).

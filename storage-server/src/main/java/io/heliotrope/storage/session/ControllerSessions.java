@@ -506,9 +506,17 @@ public final class ControllerSessions implements ImageSessions {
         });
     }
 
-    /** Whether the image is open for write here, or opening: copies from other sites must not land in it. */
-    public boolean isOpen(String name) {
-        return opening.contains(name) || active.contains(name);
+    /**
+     * Whether the image is open for write here, or opening, and has not handed its lease over:
+     * copies from other sites must not land in it. A session that handed the lease over takes
+     * them: its I/O is held, and the new holder's first sync copies must reach this site.
+     */
+    public boolean holdsForWrite(String name) {
+        if (opening.contains(name)) {
+            return true;
+        }
+        HandoffSession session = sessions.get(name);
+        return active.contains(name) && (session == null || session.role() != HandoffSession.Role.HELD);
     }
 
     /** Ends a session in the image's turn: only an active one flushes and releases. */

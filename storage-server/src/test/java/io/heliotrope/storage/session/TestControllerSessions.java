@@ -195,13 +195,13 @@ class TestControllerSessions {
         assertThat(CompletableFuture.supplyAsync(() -> sessions.open("other"), callers)).succeedsWithin(Duration.ofSeconds(10))
                 .satisfies(ImageSession::close);
         // Until the lease is ours the holder elsewhere may still write: its sync copies (a remote image's writes, at its home) land here.
-        assertThat(sessions.isOpen("disk")).isFalse();
+        assertThat(sessions.holdsForWrite("disk")).isFalse();
         assertThat(disk).isNotDone();
         release.countDown();
         ImageSession session = disk.join();
-        assertThat(sessions.isOpen("disk")).isTrue();
+        assertThat(sessions.holdsForWrite("disk")).isTrue();
         session.close();
-        assertThat(sessions.isOpen("disk")).isFalse();
+        assertThat(sessions.holdsForWrite("disk")).isFalse();
         assertThat(controller.holder("disk")).isNull();
     }
 

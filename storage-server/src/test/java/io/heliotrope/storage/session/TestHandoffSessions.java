@@ -187,11 +187,14 @@ class TestHandoffSessions {
     void aReclaimAfterARollbackServesTheHeldRequestsUnderTheNewEpoch() {
         BlockDevice source = open(a, storeA);
         source.write(0, filled(1, 7), false).join();
+        assertThat(a.holdsForWrite("disk")).isTrue();
         a.handOver("disk", "b", deadline());
+        assertThat(a.holdsForWrite("disk")).as("handed over: the new holder's sync copies land here").isFalse();
         CompletableFuture<Void> held = source.write(BLOCK_SIZE, filled(1, 5), false);
         long back = controller.giveBack("disk", "a");
 
         assertThat(a.reclaim("disk")).isEqualTo(back);
+        assertThat(a.holdsForWrite("disk")).isTrue();
         held.join();
         source.close();
         assertThat(Version.of(controller.view("disk").get(1L).version()).epoch()).isEqualTo(back);
