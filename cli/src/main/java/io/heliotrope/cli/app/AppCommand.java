@@ -67,13 +67,17 @@ public final class AppCommand {
         String leader;
 
         @Option(names = "--threshold", paramLabel = "GAIN", defaultValue = "10%",
-                description = {"The gain a move must bring: a percentage of |score of the current placement| (e.g. 10%),",
+                description = {"The gain a move must bring: a percentage of |score of the current placement| (e.g. 10%%),",
                         "or an amount in the policy's own units (e.g. 5000) (default: ${DEFAULT-VALUE})."})
         String threshold;
 
         @Option(names = "--dwell", paramLabel = "DURATION", converter = DurationConverter.class,
                 description = "A VM stays at least this long after a move (default: the scheduler's, 10m).")
         Duration dwell;
+
+        @Option(names = "--window", paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "How far back the workload reports a decision averages reach (default: the policy's, 5m for the built-ins).")
+        Duration window;
 
         @Option(names = "--alpha", paramLabel = "WEIGHT", description = "Weight of read latency (ensemble; default 1).")
         String alpha;
@@ -93,6 +97,9 @@ public final class AppCommand {
             Thresholds.set(application, threshold);
             if (dwell != null) {
                 application.setDwellMillis(dwell.toMillis());
+            }
+            if (window != null) {
+                application.setWindowMillis(window.toMillis());
             }
             application.putAllParameters(parameters);
             if (alpha != null) {

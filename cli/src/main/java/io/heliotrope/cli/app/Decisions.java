@@ -28,6 +28,7 @@ final class Decisions {
         out.printf("  leader     %s%n", application.getLeader().isEmpty() ? "- (or the one the reports name)" : application.getLeader());
         out.printf("  threshold  %s%n", AppCommand.Thresholds.print(application));
         out.printf("  dwell      %s%n", application.getDwellMillis() == 0 ? "the scheduler's (10m unless set)" : application.getDwellMillis() / 1000 + "s");
+        out.printf("  window     %s%n", application.getWindowMillis() == 0 ? "the policy's" : application.getWindowMillis() / 1000.0 + "s");
         if (!application.getParametersMap().isEmpty()) {
             out.printf("  parameters %s%n", application.getParametersMap().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
                     .map(entry -> entry.getKey() + "=" + entry.getValue()).collect(Collectors.joining(" ")));

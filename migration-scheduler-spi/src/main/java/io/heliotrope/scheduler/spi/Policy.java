@@ -24,7 +24,7 @@ public interface Policy<W extends Workload> {
 
     Class<W> workloadType();
 
-    /** How far back {@link #smooth} sees. */
+    /** How far back {@link #smooth} sees, unless an application sets its own window ({@code helio app create --window}). */
     default Duration window() {
         return Duration.ofMinutes(5);
     }

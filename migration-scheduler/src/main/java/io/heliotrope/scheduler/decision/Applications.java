@@ -73,6 +73,9 @@ public final class Applications {
         if (request.hasThresholdFraction() && !(request.getThresholdFraction() >= 0 && Double.isFinite(request.getThresholdFraction()))) {
             throw invalid("threshold " + request.getThresholdFraction() + " must be a fraction of 0 or more");
         }
+        if (request.getWindowMillis() != 0 && request.getWindowMillis() < 1_000) {
+            throw invalid("window " + request.getWindowMillis() + " ms: an application's workload window is 1s or more (0: its policy's)");
+        }
         if (request.hasThresholdScore() && !(request.getThresholdScore() >= 0 && Double.isFinite(request.getThresholdScore()))) {
             throw invalid("threshold " + request.getThresholdScore() + " must be a score of 0 or more");
         }

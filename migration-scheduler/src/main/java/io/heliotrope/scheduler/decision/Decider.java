@@ -56,7 +56,7 @@ final class Decider {
             return wait(decision, cooling.get());
         }
         if (reports.isEmpty()) {
-            return wait(decision, "no workload reported in the last " + Durations.print(policy.window()));
+            return wait(decision, "no workload reported in the last " + Durations.print(WorkloadWindow.of(application, policy)));
         }
         W workload = policy.smooth(reports);
         MeasuredRtt rtt = cluster.rtt();

@@ -11,6 +11,7 @@ import io.heliotrope.scheduler.workload.WorkloadReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,16 +29,21 @@ public final class WorkloadWindow {
         this.store = requireNonNull(store, "store is null");
     }
 
+    /** How far back the application's decisions see: its own window, else its policy's. */
+    static Duration of(Application application, Policy<?> policy) {
+        return application.getWindowMillis() > 0 ? Duration.ofMillis(application.getWindowMillis()) : policy.window();
+    }
+
     /** Keeps a report that maps onto the policy's workload type; returns how many the window holds now. */
     int add(Application application, Policy<?> policy, String json, Instant now) {
         reader.read(policy, json);
-        return store.addReport(application.getName(), now, json, now.minus(policy.window()));
+        return store.addReport(application.getName(), now, json, now.minus(of(application, policy)));
     }
 
     /** The reports of the policy's window before {@code now}, oldest first. */
     <W extends Workload> List<TimedReport<W>> reports(Application application, Policy<W> policy, Instant now) {
         List<TimedReport<W>> timed = new ArrayList<>();
-        for (StoredReport report : store.reports(application.getName(), now.minus(policy.window()))) {
+        for (StoredReport report : store.reports(application.getName(), now.minus(of(application, policy)))) {
             try {
                 timed.add(new TimedReport<>(report.receivedAt(), reader.read(policy, report.json())));
             } catch (HeliotropeException e) {

@@ -198,6 +198,8 @@ class TestDecider {
         Decision decision = decider.decide(application("web"), new TestingPolicy(), List.of(), snapshot());
 
         assertThat(decision.getReason()).isEqualTo("no workload reported in the last 5m");
+        Decision ownWindow = decider.decide(application("web").toBuilder().setWindowMillis(30_000).build(), new TestingPolicy(), List.of(), snapshot());
+        assertThat(ownWindow.getReason()).as("the application's own window").isEqualTo("no workload reported in the last 30s");
     }
 
     @Test
