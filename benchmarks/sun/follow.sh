@@ -15,7 +15,7 @@ PEAK=40
 SESSIONS=6
 RTT=75ms
 BANDWIDTH=1gbit
-PORT_OFFSET=70
+PORT_OFFSET=170
 DECIDE=10s
 REPORT=2s
 WINDOW=
@@ -207,7 +207,7 @@ run_placement() {
     extra=(--controller "$CONTROLLER" --app zk --report-ms "$REPORT_MS" --decide-ms "$DECIDE_MS")
   fi
   log "$p: ${initial[*]}; $DAYS days of $DAY, peak $PEAK requests/s per region (logs/driver-$p.log)"
-  java -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$ZK_CLASSPATH" io.heliotrope.bench.sun.FollowTheSun \
+  java -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$ZK_CLASSPATH" io.heliotrope.bench.sun.FollowTheSun \
     --out "$OUT/$p" --work "$WORK/$p" --node-script "$HERE/node.sh" --sites "$(IFS=,; echo "${SITES[*]}")" \
     --initial "$(IFS=,; echo "${initial[*]}")" --day-ms "$DAY_MS" --days "$DAYS" --rtt "$RTT" --bandwidth "$BANDWIDTH" \
     --ports "$ZK_PORTS" --nbd "virginia=127.0.0.1:$NBD_V,taiwan=127.0.0.1:$NBD_T" --image-prefix "$p-" \

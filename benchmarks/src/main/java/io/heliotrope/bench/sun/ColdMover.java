@@ -45,11 +45,12 @@ final class ColdMover {
     private final String imagePrefix;
     private final Optional<ClusterCalls> controller;
     private final PrintWriter moves;
-    private final long startNanos;
+    /** When the trace started (System.nanoTime()); moves.csv counts from it. */
+    private volatile long traceStart;
     private final int[] placement;
 
     ColdMover(Path nodeScript, Path work, ZkWan wan, List<String> sites, Map<String, String> nbd, String imagePrefix,
-            Optional<ClusterCalls> controller, PrintWriter moves, long startNanos, int servers) {
+            Optional<ClusterCalls> controller, PrintWriter moves, int servers) {
         this.nodeScript = requireNonNull(nodeScript, "nodeScript is null");
         this.work = requireNonNull(work, "work is null");
         this.wan = requireNonNull(wan, "wan is null");
@@ -58,9 +59,13 @@ final class ColdMover {
         this.imagePrefix = requireNonNull(imagePrefix, "imagePrefix is null");
         this.controller = requireNonNull(controller, "controller is null");
         this.moves = requireNonNull(moves, "moves is null");
-        this.startNanos = startNanos;
         this.placement = new int[servers + 1];
         moves.println("server,from,to,was_leader,start_s,end_s");
+    }
+
+    /** Moves are timed from {@code nanos} (a {@link System#nanoTime()}) on. */
+    void startTrace(long nanos) {
+        traceStart = nanos;
     }
 
     static String name(int server) {
@@ -126,7 +131,7 @@ final class ColdMover {
         });
         synchronized (moves) {
             moves.printf("%s,%s,%s,%s,%.3f,%.3f%n", name(server), sites.get(from), sites.get(to), wasLeader,
-                    (started - startNanos) / 1e9, (started - startNanos) / 1e9 + micros / 1e6);
+                    (started - traceStart) / 1e9, (started - traceStart) / 1e9 + micros / 1e6);
             moves.flush();
         }
     }

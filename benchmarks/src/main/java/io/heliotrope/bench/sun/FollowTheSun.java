@@ -54,12 +54,11 @@ public final class FollowTheSun {
         List<String> sites = options.sites();
         Optional<ManagedChannel> channel = options.controller().map(target -> ManagedChannelBuilder.forTarget(target).usePlaintext().build());
         Optional<ClusterCalls> controller = channel.map(c -> new GrpcClusterCalls(c, options.controller().get(), Duration.ofSeconds(10)));
-        long start = System.nanoTime();
         try (ZkWan wan = new ZkWan(LinkConfig.parse(options.rtt(), options.bandwidth()), sites, options.ports());
                 PrintWriter moves = new PrintWriter(Files.newBufferedWriter(out.resolve("moves.csv")));
                 PrintWriter timeline = new PrintWriter(Files.newBufferedWriter(out.resolve("timeline.csv")));
                 PrintWriter decisions = new PrintWriter(Files.newBufferedWriter(out.resolve("decisions.csv")))) {
-            ColdMover mover = new ColdMover(options.nodeScript(), options.work(), wan, sites, options.nbd(), options.imagePrefix(), controller, moves, start,
+            ColdMover mover = new ColdMover(options.nodeScript(), options.work(), wan, sites, options.nbd(), options.imagePrefix(), controller, moves,
                     options.initial().length);
             log("starting the ensemble at " + sitesOf(sites, mover.placement()));
             mover.startAll(options.initial());
@@ -68,11 +67,13 @@ public final class FollowTheSun {
             decisions.println("t_s,outcome,current,best,moves,reason");
             ExecutorService moving = Executors.newSingleThreadExecutor(task -> new Thread(task, "cold-mover"));
             List<ZkLoad> loads = new ArrayList<>();
+            long start = System.nanoTime();
+            mover.startTrace(start);
             try (LatencyLog latency = new LatencyLog(out.resolve("latency.csv"), start)) {
                 for (int region = 0; region < sites.size(); region++) {
                     loads.add(new ZkLoad(sites.get(region), connect(wan, region, 3), options.sessions(), latency));
                 }
-                run(options, mover, loads, channel, timeline, decisions, moving);
+                run(options, start, mover, loads, channel, timeline, decisions, moving);
                 awaitAnswers(loads);
                 for (ZkLoad load : loads) {
                     load.close();
@@ -92,12 +93,11 @@ public final class FollowTheSun {
         log("done");
     }
 
-    private static void run(SunOptions options, ColdMover mover, List<ZkLoad> loads, Optional<ManagedChannel> channel, PrintWriter timeline,
+    private static void run(SunOptions options, long start, ColdMover mover, List<ZkLoad> loads, Optional<ManagedChannel> channel, PrintWriter timeline,
             PrintWriter decisions, ExecutorService moving) throws Exception {
         List<String> sites = options.sites();
         long dayNanos = options.day().toNanos();
         long endNanos = dayNanos * options.days();
-        long start = System.nanoTime();
         long nextSecond = 0;
         long nextReport = options.reportEvery().toNanos();
         long nextDecision = options.decideEvery().toNanos();
