@@ -46,6 +46,7 @@ def main(out, day_ms, placements):
     csv_rows = []
     means = {}
     migrations = {}
+    moved = {}
     plot_dir = os.path.join(out, "plot")
     os.makedirs(plot_dir, exist_ok=True)
     for p in placements:
@@ -74,7 +75,9 @@ def main(out, day_ms, placements):
         for region in REGIONS:
             for op in ("read", "write"):
                 cdf_file(os.path.join(plot_dir, f"cdf-{p}-{region}-{op}.dat"), by[(region, op)])
-        migrations[p] = len(read_csv(os.path.join(out, p, "moves.csv"))) if os.path.exists(os.path.join(out, p, "moves.csv")) else 0
+        migrations[p] = len(read_csv(os.path.join(out, p, "moves.csv")))
+        decisions = os.path.join(out, p, "decisions.csv")
+        moved[p] = sum(1 for d in read_csv(decisions) if d["outcome"] == "move") if os.path.exists(decisions) else 0
         if failed:
             print(f"{p}: {failed} requests failed (not counted)")
     print_table(rows, right_from=2)
@@ -83,15 +86,16 @@ def main(out, day_ms, placements):
         writer.writeheader()
         writer.writerows(csv_rows)
     print()
-    wan_rows = [["placement", "migrations", "client B fwd/back", "quorum B fwd/back", "election B fwd/back"]]
+    wan_rows = [["placement", "migrations", "decisions to move", "client B fwd/back", "quorum B fwd/back", "election B fwd/back"]]
     for p in placements:
         wan = {r["port"]: f'{r["forward_bytes"]}/{r["backward_bytes"]}' for r in read_csv(os.path.join(out, p, "wan.csv"))}
-        wan_rows.append([p, migrations[p], wan.get("client", "-"), wan.get("quorum", "-"), wan.get("election", "-")])
+        wan_rows.append([p, migrations[p], moved[p], wan.get("client", "-"), wan.get("quorum", "-"), wan.get("election", "-")])
     print_table(wan_rows)
     if "scheduler" in means and all(k in means for k in ("virginia", "spread")):
         ok = means["scheduler"] is not None and all(means[k] is not None and means["scheduler"] < means[k] for k in ("virginia", "spread"))
         print(f"\ngoal: the scheduler's mean latency ({fmt(means['scheduler'])} ms) is below both static placements'"
-              f" (virginia {fmt(means['virginia'])} ms, spread {fmt(means['spread'])} ms), with {migrations['scheduler']} migrations: {verdict(ok)}")
+              f" (virginia {fmt(means['virginia'])} ms, spread {fmt(means['spread'])} ms), with {migrations['scheduler']} migrations"
+              f" in {moved['scheduler']} decisions: {verdict(ok)}")
     plot_cdf(out, plot_dir, placements)
     plot_timeline(out, plot_dir, placements, day_ms)
 

@@ -60,8 +60,8 @@ public final class FollowTheSun {
                 PrintWriter decisions = new PrintWriter(Files.newBufferedWriter(out.resolve("decisions.csv")))) {
             ColdMover mover = new ColdMover(options.nodeScript(), options.work(), wan, sites, options.nbd(), options.imagePrefix(), controller, moves,
                     options.initial().length);
-            log("starting the ensemble at " + sitesOf(sites, mover.placement()));
             mover.startAll(options.initial());
+            log("the ensemble serves at " + sitesOf(sites, mover.placement()));
             createZnodes(connect(wan, 0, 3));
             timeline.println("t_s,hour,rate_" + sites.get(0) + ",rate_" + sites.get(1) + ",sites,leader,moving");
             decisions.println("t_s,outcome,current,best,moves,reason");
