@@ -39,7 +39,7 @@ mounted at its site (nbdfuse + losetup + mount). Each site has its own loopback 
 at the other site crosses an emulated WAN link (--rtt, --bandwidth). Placements:
 
   virginia   all three servers in virginia (the paper's "US ensemble")
-  spread     zk1, zk2 in virginia, zk3 in taiwan (its "global ensemble")
+  spread     zk1 in taiwan, zk2 and zk3 (the leader) in virginia (its "global ensemble")
   scheduler  starts in virginia; the clients report their load to the scheduler
              (policy ensemble-scaled: the built-in ensemble policy over a window scaled
              to the compressed day), which is asked every --decide-every what it would
@@ -189,7 +189,7 @@ run_placement() {
   local p=$1 initial n dir site extra=()
   case $p in
     virginia|scheduler) initial=(virginia virginia virginia) ;;
-    spread) initial=(virginia virginia taiwan) ;;
+    spread) initial=(taiwan virginia virginia) ;;  # a new ensemble elects its highest myid: the leader is in virginia
   esac
   mkdir -p "$OUT/$p" "$WORK/$p"
   for n in 1 2 3; do
