@@ -41,8 +41,8 @@ at the other site crosses an emulated WAN link (--rtt, --bandwidth). Placements:
   virginia   all three servers in virginia (the paper's "US ensemble")
   spread     zk1 in taiwan, zk2 and zk3 (the leader) in virginia (its "global ensemble")
   scheduler  starts in virginia; the clients report their load to the scheduler
-             (policy ensemble-scaled: the built-in ensemble policy over a window scaled
-             to the compressed day), which is asked every --decide-every what it would
+             (the built-in ensemble policy, the application's workload window scaled to
+             the compressed day: --window), which is asked every --decide-every what it would
              do; its moves are carried out cold (stop, image detached and attached at
              the other site, started with the same myid and data), one server at a time,
              the leader last, and recorded on placeholder VMs zk1..zk3 as migrations.
@@ -57,7 +57,8 @@ Options (defaults in brackets):
   --bandwidth R      WAN capacity each way [$BANDWIDTH]
   --decide-every D   how often the scheduler is asked [$DECIDE]
   --report-every D   how often the clients report their load [$REPORT]
-  --window D         the policy's workload window [one 144th of a day, at least 2 reports]
+  --window D         the application's workload window (helio app create --window) [one 144th
+                     of a day, at least 2 reports]
   --dwell D          a server stays this long after a move [one 12th of a day]
   --threshold T      the gain a move must bring (helio app create --threshold) [$THRESHOLD]
   --port-offset N    helio up's ports are its defaults + N [$PORT_OFFSET]
@@ -144,24 +145,16 @@ log "building the distribution and benchmarks.jar (./mvnw -o -pl cli,benchmarks 
 (cd "$REPO" && ./mvnw -B -q -o -pl cli,benchmarks -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
   die "the build failed (see $OUT/logs/build.log)"
 
-# The policy plugin: the scheduler's own jar (for the built-in ensemble policy it wraps) and
-# the benchmark's wrapper with its service entry, in a directory of their own.
-PLUGIN=$DATA/plugins/ensemble-scaled
-rm -rf "$WORK" && mkdir -p "$PLUGIN/classes/META-INF/services" "$XDG_CONFIG_HOME"
-cp "$(compgen -G "$REPO/migration-scheduler/target/heliotrope-migration-scheduler-*.jar" | grep -v -- -tests.jar | head -n 1)" "$PLUGIN/"
-(cd "$REPO/benchmarks/target/classes" && cp -r --parents io/heliotrope/bench/sun/plugin "$PLUGIN/classes/")
-echo io.heliotrope.bench.sun.plugin.ScaledEnsemblePlugin >"$PLUGIN/classes/META-INF/services/io.heliotrope.scheduler.spi.Plugin"
-(cd "$PLUGIN/classes" && jar cf "$PLUGIN/sun-plugin.jar" .) && rm -rf "$PLUGIN/classes"
+rm -rf "$WORK" && mkdir -p "$DATA" "$XDG_CONFIG_HOME"
 
 # helio up; its scheduler's own rounds are set far apart (24 h): they would live-migrate the
 # placeholder VMs, which do not run. The benchmark asks it (Explain) every --decide-every.
 require_ports "$STATUS_PORT" $(seq "$MIGRATION_PORT" $((MIGRATION_PORT + 3)))
-log "helio up ($RTT, $BANDWIDTH; ports +$PORT_OFFSET; data in $DATA); policy window $((WINDOW_MS))ms"
-HELIO_SUN_WINDOW_MS=$WINDOW_MS launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
+log "helio up ($RTT, $BANDWIDTH; ports +$PORT_OFFSET; data in $DATA); workload window $((WINDOW_MS))ms"
+launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
   --controller-port "$CONTROLLER_PORT" --status-port "$STATUS_PORT" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
   --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT" --scheduler-period 24h
 wait_for_line up "Press Ctrl-C to stop." 240
-helio scheduler policies | grep -q ensemble-scaled || die "the scheduler did not load the ensemble-scaled plugin (see logs/up.log)"
 
 # Three ports for every server (each listens on its own address): client, quorum, election.
 ZK_PORTS=$(free_port),$(free_port),$(free_port)
@@ -202,7 +195,7 @@ run_placement() {
     for n in 1 2 3; do
       helio vm create "zk$n" --site "${initial[n - 1]}" --disk "$p-zk$n" --memory 128M >>"$OUT/logs/helio.log"
     done
-    helio app create zk --policy ensemble-scaled --vms zk1,zk2,zk3 --leader zk1 --dwell "$((DWELL_MS))ms" \
+    helio app create zk --policy ensemble --vms zk1,zk2,zk3 --leader zk1 --dwell "$((DWELL_MS))ms" --window "$((WINDOW_MS))ms" \
       --threshold "$THRESHOLD" >>"$OUT/logs/helio.log"
     extra=(--controller "$CONTROLLER" --app zk --report-ms "$REPORT_MS" --decide-ms "$DECIDE_MS")
   fi
