@@ -26,9 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  * doing 4 reads to 1 write of a random key of {@code --keys} 1 KB values at consistency ONE,
  * with {@code --think-ms} between two requests. {@code load} creates keyspace {@code bench}
  * (SimpleStrategy, RF 2) and writes every key once; {@code run} runs until killed and writes
- * one CSV row per second: {@code unix_s,reads,writes,errors}.
+ * one CSV row per second: {@code unix_s,reads,writes,errors}; {@code inspect} appends what
+ * {@link ClusterState} reads to {@code --tokens} and {@code --streams}.
  * <p>
- * Arguments: {@code load|run --contact HOST:PORT --dc DC --keys N [--threads 4] [--think-ms 0]
+ * Arguments: {@code load|run|inspect --contact HOST:PORT --dc DC --keys N [--threads 4] [--think-ms 0]
  * [--site-prefix FROM=TO] [--csv FILE]}; see {@link SitePrefixTranslator} for the prefix.
  */
 public final class CassandraLoad {
@@ -56,6 +57,8 @@ public final class CassandraLoad {
             CassandraLoad load = new CassandraLoad(session, keys);
             if (args[0].equals("load")) {
                 load.load();
+            } else if (args[0].equals("inspect")) {
+                ClusterState.print(session, Path.of(options.get("--tokens")), Path.of(options.get("--streams")));
             } else {
                 load.run(Integer.parseInt(options.getOrDefault("--threads", "4")),
                         Duration.ofMillis(Long.parseLong(options.getOrDefault("--think-ms", "0"))),
