@@ -22,9 +22,9 @@ prepare_cassandra() {
 }
 
 # node_conf NAME DIR LISTEN BROADCAST DC SEEDS: the configuration of node NAME with its data
-# in DIR, in $WORK/conf/NAME-DC (outside DIR: it belongs to where the node runs).
+# in DIR, in $WORK/conf/NAME (outside DIR: it belongs to where the node runs).
 node_conf() {
-  local name=$1 dir=$2 listen=$3 broadcast=$4 dc=$5 seeds=$6 conf=$WORK/conf/$1-$5
+  local name=$1 dir=$2 listen=$3 broadcast=$4 dc=$5 seeds=$6 conf=$WORK/conf/$1
   mkdir -p "$conf" "$dir"
   sed -e "s|@DIR@|$dir|g; s|@LISTEN@|$listen|; s|@BROADCAST@|$broadcast|; s|@SEEDS@|$seeds|" \
     -e "s|@TOKENS@|$TOKENS|; s|@STORAGE_PORT@|$STORAGE_PORT|; s|@NATIVE_PORT@|$NATIVE_PORT|" \
