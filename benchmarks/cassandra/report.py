@@ -53,15 +53,18 @@ def wan_samples(d):
     return samples
 
 
-def streamed(d):
-    """Bytes the nodes received by streaming: per node incarnation (host id, address) its last count."""
-    last = {}
+def streamed(d, t_start):
+    """Bytes the nodes received by streaming during the move: per node incarnation (host id,
+    address) its last count less its count before the move (the cluster's own formation streams)."""
+    last, before = {}, {}
     path = os.path.join(d, "streams.csv")
     if os.path.exists(path):
         for line in open(path):
-            _t, host, address, _dc, received, _sent = line.strip().split(",")
+            t, host, address, _dc, received, _sent = line.strip().split(",")
             last[(host, address)] = int(received)
-    return sum(last.values())
+            if float(t) < t_start:
+                before[(host, address)] = int(received)
+    return sum(v - before.get(k, 0) for k, v in last.items())
 
 
 def read_lines(path):
@@ -99,7 +102,7 @@ def analyse(out, way):
         "errors": sum(v[1] for s in after for v in secs[s].values()),
         "storage_wan": after_b.get("storage", 0) - before_b.get("storage", 0),
         "client_wan": after_b.get("native", 0) - before_b.get("native", 0),
-        "peer": peer, "streamed": streamed(d),
+        "peer": peer, "streamed": streamed(d, t_start),
         "tokens_same": tokens_before is not None and tokens_before == tokens_after,
         "cpu_mean": statistics.mean(cpu_steady) if cpu_steady else None,
         "cpu_max": max(cpu_steady) if cpu_steady else None,
@@ -152,7 +155,7 @@ def main(out, ways):
     print_table(table)
     print("\nstorage WAN: bytes through the nodes' storage-port links during the move (streaming, gossip, requests")
     print("forwarded between coordinators and replicas); helio: Heliotrope's bytes between the sites during the move;")
-    print("streamed: bytes_received of system_views.streaming over every node incarnation (what nodetool netstats shows);")
+    print("streamed: bytes_received of system_views.streaming during the move, over every node incarnation (what nodetool netstats shows);")
     print("below 50%: seconds from the move's start on with both regions' requests/s under half the steady median;")
     print(f"CPU: host busy % over the steady window (after its first {WARMUP_S} s), mean (max)")
     for r in results:
