@@ -200,7 +200,7 @@ run_placement() {
     extra=(--controller "$CONTROLLER" --app zk --report-ms "$REPORT_MS" --decide-ms "$DECIDE_MS")
   fi
   log "$p: ${initial[*]}; $DAYS days of $DAY, peak $PEAK requests/s per region (logs/driver-$p.log)"
-  java -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$ZK_CLASSPATH" io.heliotrope.bench.sun.FollowTheSun \
+  java -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$ZK_CLASSPATH" io.heliotrope.benchmarks.sun.FollowTheSun \
     --out "$OUT/$p" --work "$WORK/$p" --node-script "$HERE/node.sh" --sites "$(IFS=,; echo "${SITES[*]}")" \
     --initial "$(IFS=,; echo "${initial[*]}")" --day-ms "$DAY_MS" --days "$DAYS" --rtt "$RTT" --bandwidth "$BANDWIDTH" \
     --ports "$ZK_PORTS" --nbd "virginia=127.0.0.1:$NBD_V,taiwan=127.0.0.1:$NBD_T" --image-prefix "$p-" \

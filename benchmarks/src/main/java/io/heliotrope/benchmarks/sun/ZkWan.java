@@ -1,4 +1,4 @@
-package io.heliotrope.bench.sun;
+package io.heliotrope.benchmarks.sun;
 
 import io.heliotrope.wan.LinkConfig;
 import io.heliotrope.wan.WanEmulator;

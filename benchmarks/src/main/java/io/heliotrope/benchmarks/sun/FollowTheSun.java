@@ -1,8 +1,8 @@
-package io.heliotrope.bench.sun;
+package io.heliotrope.benchmarks.sun;
 
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
-import io.heliotrope.bench.sun.ZkWan.Port;
+import io.heliotrope.benchmarks.sun.ZkWan.Port;
 import io.heliotrope.proto.scheduler.v1.Decision;
 import io.heliotrope.proto.scheduler.v1.DecisionOutcome;
 import io.heliotrope.proto.scheduler.v1.GetApplicationRequest;

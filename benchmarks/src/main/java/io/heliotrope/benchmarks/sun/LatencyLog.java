@@ -1,4 +1,4 @@
-package io.heliotrope.bench.sun;
+package io.heliotrope.benchmarks.sun;
 
 import java.io.BufferedWriter;
 import java.io.IOException;

@@ -1,6 +1,6 @@
-package io.heliotrope.bench.sun;
+package io.heliotrope.benchmarks.sun;
 
-import io.heliotrope.bench.sun.ZkWan.Port;
+import io.heliotrope.benchmarks.sun.ZkWan.Port;
 import io.heliotrope.proto.controller.v1.MigrationInFlight;
 import io.heliotrope.proto.controller.v1.MigrationOutcome;
 import io.heliotrope.proto.controller.v1.MigrationRecord;

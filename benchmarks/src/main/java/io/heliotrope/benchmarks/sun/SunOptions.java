@@ -1,6 +1,6 @@
-package io.heliotrope.bench.sun;
+package io.heliotrope.benchmarks.sun;
 
-import io.heliotrope.bench.sun.ZkWan.Port;
+import io.heliotrope.benchmarks.sun.ZkWan.Port;
 
 import java.nio.file.Path;
 import java.time.Duration;

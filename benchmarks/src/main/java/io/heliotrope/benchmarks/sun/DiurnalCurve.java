@@ -1,4 +1,4 @@
-package io.heliotrope.bench.sun;
+package io.heliotrope.benchmarks.sun;
 
 /**
  * A day of active users shaped like the paper's source trace (MSN connections, Chen et al.,

@@ -1,4 +1,4 @@
-package io.heliotrope.bench.sun;
+package io.heliotrope.benchmarks.sun;
 
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.KeeperException.Code;
