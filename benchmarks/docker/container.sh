@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# A server in a container on the host's network, through Testcontainers (ContainerLauncher in
+# benchmarks.jar), on the daemon of dockerd.sh. Run with --help; README.md has the calls.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+JAR=${BENCHMARKS_JAR:-$REPO/benchmarks/target/benchmarks.jar}
+
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  cat <<EOF2
+Usage: benchmarks/docker/container.sh COMMAND ...
+
+  start --image IMG --name N [--bind HOST:CONTAINER]... [--env K=V]... --wait-log REGEX
+        [--timeout 300s] [-- ARGS...]
+        starts IMG (a local image, never pulled) with --network host, the binds (read-write)
+        and the environment, ARGS to its entrypoint; prints the container's id once a line
+        of its output matches REGEX and leaves it running (exit 2 and the container
+        removed when it does not within the timeout)
+  run   (the options of start)
+        the same, then its output on stdout/stderr until it exits; TERM or INT stops and
+        removes it (for a benchmark's launch ... / stop by process group)
+  stop [--grace 15s] ID...   docker stop (TERM, KILL after the grace) and rm
+  logs [--follow] ID         its output (or: docker logs ID, with DOCKER_HOST below)
+
+Environment it sets: DOCKER_HOST (dockerd.sh env), TESTCONTAINERS_RYUK_DISABLED=true,
+TESTCONTAINERS_HOST_OVERRIDE=localhost. Needs dockerd.sh start, build-images.sh and
+benchmarks.jar (./mvnw -o -pl benchmarks -am package -DskipTests); BENCHMARKS_JAR [$JAR].
+EOF2
+  exit 0
+fi
+[[ -f $JAR ]] || { echo "container.sh: no $JAR (./mvnw -B -q -o -pl benchmarks -am package -DskipTests)" >&2; exit 1; }
+eval "$("$HERE/dockerd.sh" env)"
+export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=localhost
+
+launcher() {
+  java -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=error \
+    -cp "$JAR" io.heliotrope.bench.containers.ContainerLauncher "$@"
+}
+
+# run OPTIONS...: start, then the container's output until it exits (its exit code) or until
+# TERM/INT, which stop and remove it.
+run() {
+  local id code
+  id=$(launcher start "$@") || exit $?
+  echo "container.sh: runs as $id" >&2
+  trap 'launcher stop "$id"; exit 143' TERM INT
+  docker logs --follow "$id" &
+  wait $! || true
+  code=$(docker wait "$id" 2>/dev/null || echo 2)
+  launcher stop "$id"
+  echo "container.sh: $id exited with $code" >&2
+  exit "$code"
+}
+
+case ${1:-} in
+  run) shift; run "$@" ;;
+  *) launcher "$@" ;;
+esac
