@@ -110,7 +110,7 @@ server_image() {
     log "$image is up to date"
     return 0
   fi
-  log "building $image ($(ls "$ctx/lib" | wc -l) jars, $(du -sm "$ctx/lib" | cut -f1) MB)"
+  log "building $image ($(find "$ctx/lib" -name '*.jar' | wc -l) jars, $(du -sm "$ctx/lib" | cut -f1) MB)"
   docker build -q --network none --build-arg BASE="$BASE" --build-arg MAIN_CLASS="$main" \
     --label io.heliotrope.inputs="$inputs" -t "$image" "$ctx" >"$WORK/build.log" 2>&1 ||
     { cat "$WORK/build.log" >&2; die "building $image failed"; }

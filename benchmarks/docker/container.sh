@@ -11,12 +11,12 @@ if [[ ${1:-} == -h || ${1:-} == --help ]]; then
   cat <<EOF2
 Usage: benchmarks/docker/container.sh COMMAND ...
 
-  start --image IMG --name N [--bind HOST:CONTAINER]... [--env K=V]... --wait-log REGEX
+  start --image IMG --name N [--bind HOST:CONTAINER|PATH]... [--env K=V]... --wait-log REGEX
         [--timeout 300s] [-- ARGS...]
-        starts IMG (a local image, never pulled) with --network host, the binds (read-write)
-        and the environment, ARGS to its entrypoint; prints the container's id once a line
-        of its output matches REGEX and leaves it running (exit 2 and the container
-        removed when it does not within the timeout)
+        starts IMG (a local image, never pulled) with --network host, the binds (read-write,
+        recursive; PATH alone: the same path inside) and the environment, ARGS to its
+        entrypoint; prints the container's id once a line of its output matches REGEX and
+        leaves it running (exit 2, and the container removed, when no line does in time)
   run   (the options of start)
         the same, then its output on stdout/stderr until it exits; TERM or INT stops and
         removes it (for a benchmark's launch ... / stop by process group)
@@ -44,7 +44,7 @@ run() {
   local id code
   id=$(launcher start "$@") || exit $?
   echo "container.sh: runs as $id" >&2
-  trap 'launcher stop "$id"; exit 143' TERM INT
+  trap 'launcher stop --grace 10s "$id"; exit 143' TERM INT
   docker logs --follow "$id" &
   wait $! || true
   code=$(docker wait "$id" 2>/dev/null || echo 2)

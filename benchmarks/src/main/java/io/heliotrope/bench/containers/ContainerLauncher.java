@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 /**
  * The command line of {@link HostContainers} (benchmarks/docker/container.sh runs it; README.md there):
  * <pre>
- * start --image IMG --name N [--bind HOST:CONTAINER]... [--env K=V]... --wait-log REGEX [--timeout 300s] [-- ARGS...]
+ * start --image IMG --name N [--bind HOST:CONTAINER|PATH]... [--env K=V]... --wait-log REGEX [--timeout 300s] [-- ARGS...]
  * stop  [--grace 15s] ID...
  * logs  [--follow] ID
  * </pre>
@@ -31,7 +31,7 @@ public final class ContainerLauncher {
 
     public static void main(String[] args) {
         if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
-            System.out.println("usage: container.sh start --image IMG --name N [--bind HOST:CONTAINER]... [--env K=V]..."
+            System.out.println("usage: container.sh start --image IMG --name N [--bind HOST:CONTAINER|PATH]... [--env K=V]..."
                     + " --wait-log REGEX [--timeout 300s] [-- ARGS...] | stop [--grace 15s] ID... | logs [--follow] ID");
             Runtime.getRuntime().halt(args.length == 0 ? 1 : 0);
         }

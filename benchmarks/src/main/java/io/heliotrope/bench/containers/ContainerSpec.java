@@ -36,7 +36,7 @@ public record ContainerSpec(
         command = List.copyOf(command);
     }
 
-    /** {@code HOST:CONTAINER}: an absolute host path mounted at an absolute container path. */
+    /** An absolute host path mounted at an absolute container path ({@code HOST:CONTAINER}, or {@code PATH} for the same path). */
     public record Bind(String hostPath, String containerPath) {
         public Bind {
             if (!hostPath.startsWith("/") || !containerPath.startsWith("/")) {
@@ -46,10 +46,7 @@ public record ContainerSpec(
 
         static Bind parse(String value) {
             int colon = value.indexOf(':');
-            if (colon < 0) {
-                throw new IllegalArgumentException("--bind " + value + ": expected HOST:CONTAINER");
-            }
-            return new Bind(value.substring(0, colon), value.substring(colon + 1));
+            return colon < 0 ? new Bind(value, value) : new Bind(value.substring(0, colon), value.substring(colon + 1));
         }
     }
 }
