@@ -20,7 +20,7 @@ Usage: benchmarks/docker/container.sh COMMAND ...
   run   (the options of start)
         the same, then its output on stdout/stderr until it exits; TERM or INT stops and
         removes it (for a benchmark's launch ... / stop by process group)
-  stop [--grace 15s] ID...   docker stop (TERM, KILL after the grace) and rm
+  stop [--grace 15s] ID...   docker stop (TERM, KILL after the grace) and rm; a name works too
   logs [--follow] ID         its output (or: docker logs ID, with DOCKER_HOST below)
 
 Environment it sets: DOCKER_HOST (dockerd.sh env), TESTCONTAINERS_RYUK_DISABLED=true,
@@ -33,27 +33,35 @@ fi
 eval "$("$HERE/dockerd.sh" env)"
 export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=localhost
 
-launcher() {
-  java -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=error \
-    -cp "$JAR" io.heliotrope.bench.containers.ContainerLauncher "$@"
-}
+LAUNCHER=(java -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dorg.slf4j.simpleLogger.defaultLogLevel=error
+  -cp "$JAR" io.heliotrope.bench.containers.ContainerLauncher)
 
 # run OPTIONS...: start, then the container's output until it exits (its exit code) or until
-# TERM/INT, which stop and remove it.
+# TERM/INT, which stop and remove it. The trap is set before the start: a TERM during it ends
+# the launcher, and then the container is removed by its name.
 run() {
-  local id code
-  id=$(launcher start "$@") || exit $?
-  echo "container.sh: runs as $id" >&2
-  trap 'launcher stop --grace 10s "$id"; exit 143' TERM INT
-  docker logs --follow "$id" &
-  wait $! || true
-  code=$(docker wait "$id" 2>/dev/null || echo 2)
-  launcher stop "$id"
-  echo "container.sh: $id exited with $code" >&2
+  local name='' idfile pid code i
+  for ((i = 1; i < $#; i++)); do
+    [[ ${!i} == --name ]] && { i=$((i + 1)); name=${!i}; }
+  done
+  [[ -n $name ]] || { echo "container.sh: --name is required" >&2; exit 1; }
+  idfile=$(mktemp)
+  "${LAUNCHER[@]}" start "$@" >"$idfile" &
+  pid=$!
+  trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid" || true; rm -f "$idfile"; "${LAUNCHER[@]}" stop --grace 10s "$name"; exit 143' TERM INT
+  wait "$pid" || { code=$?; rm -f "$idfile"; exit "$code"; }
+  echo "container.sh: $name runs as $(cat "$idfile")" >&2
+  rm -f "$idfile"
+  docker logs --follow "$name" &
+  pid=$!
+  wait "$pid" || true
+  code=$(docker wait "$name" 2>/dev/null || echo 2)
+  "${LAUNCHER[@]}" stop "$name"
+  echo "container.sh: $name exited with $code" >&2
   exit "$code"
 }
 
 case ${1:-} in
   run) shift; run "$@" ;;
-  *) launcher "$@" ;;
+  *) exec "${LAUNCHER[@]}" "$@" ;;
 esac
