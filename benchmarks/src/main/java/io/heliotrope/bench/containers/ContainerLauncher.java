@@ -33,6 +33,7 @@ public final class ContainerLauncher {
         if (args.length == 0 || args[0].equals("--help") || args[0].equals("-h")) {
             System.out.println("usage: container.sh start --image IMG --name N [--bind HOST:CONTAINER|PATH]... [--env K=V]..."
                     + " --wait-log REGEX [--timeout 300s] [-- ARGS...] | stop [--grace 15s] ID... | logs [--follow] ID");
+            System.out.flush();
             Runtime.getRuntime().halt(args.length == 0 ? 1 : 0);
         }
         List<String> rest = Arrays.asList(args).subList(1, args.length);
