@@ -41,7 +41,8 @@ public final class ContainerLauncher {
         try {
             code = switch (args[0]) {
                 case "start" -> {
-                    System.out.println(containers().start(parseSpec(rest)));
+                    ContainerSpec spec = parseSpec(rest);
+                    System.out.println(containers().start(spec));
                     yield 0;
                 }
                 case "stop" -> stop(containers(), rest);

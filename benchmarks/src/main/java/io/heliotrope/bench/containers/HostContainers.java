@@ -8,6 +8,8 @@ import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Bind;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.Volume;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -45,8 +47,12 @@ public final class HostContainers {
                 throw new IllegalStateException(name + " must be " + value + " (benchmarks/docker/container.sh sets it)");
             }
         });
-        if (environment.get("DOCKER_HOST") == null) {
+        String host = environment.get("DOCKER_HOST");
+        if (host == null) {
             throw new IllegalStateException("DOCKER_HOST is not set: eval \"$(benchmarks/docker/dockerd.sh env)\"");
+        }
+        if (host.startsWith("unix://") && !Files.exists(Path.of(host.substring("unix://".length())))) {
+            throw new IllegalStateException("no Docker daemon at " + host + ": benchmarks/docker/dockerd.sh start");
         }
         return new HostContainers(DockerClientFactory.instance().client());
     }
