@@ -5,7 +5,8 @@
 declare -A JMX=()   # node name -> its local JMX port (nodetool)
 
 # prepare_cassandra: the benchmarks jar (load client, WAN links) and Cassandra's class path
-# (benchmarks/cassandra/pom.xml; the first run downloads Cassandra, so it needs the network once).
+# (benchmarks/cassandra/pom.xml; the first run downloads Cassandra, so it needs the network once);
+# with --docker, the Docker daemon of benchmarks/docker and the image built from that class path.
 prepare_cassandra() {
   log "building the benchmarks jar (logs/build.log)"
   (cd "$REPO" && ./mvnw -B -q -o -pl benchmarks -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
@@ -19,6 +20,12 @@ prepare_cassandra() {
       die "resolving Cassandra failed (see $OUT/logs/build.log)"
   fi
   CASSANDRA_CP=$(cat "$cp")
+  if ((DOCKER)); then
+    "$REPO/benchmarks/docker/dockerd.sh" status >/dev/null 2>&1 || { "$REPO/benchmarks/docker/dockerd.sh" start >&2 && STARTED_DOCKERD=1; }
+    log "building the container images (benchmarks/docker/build-images.sh; logs/build.log)"
+    CASSANDRA_POM=$HERE/pom.xml "$REPO/benchmarks/docker/build-images.sh" >>"$OUT/logs/build.log" 2>&1 ||
+      die "building the images failed (see $OUT/logs/build.log)"
+  fi
 }
 
 # node_conf NAME DIR LISTEN BROADCAST DC SEEDS: the configuration of node NAME with its data
@@ -40,11 +47,19 @@ start_node() {
   conf=$(node_conf "$@")
   shift 6
   [[ -n ${JMX[$name]:-} ]] || JMX[$name]=$(free_port)
-  launch "$name" java @"$HERE/jvm17.options" -Xms"$HEAP" -Xmx"$HEAP" -XX:MaxDirectMemorySize=256m \
-    -Dcassandra.config="file://$conf/cassandra.yaml" -Dcassandra-rackdc.properties="file://$conf/cassandra-rackdc.properties" \
-    -Dlogback.configurationFile="$HERE/logback.xml" -Dcassandra.logdir="$OUT/logs" -Dcassandra.storagedir="$conf" \
-    -Dcassandra.jmx.local.port="${JMX[$name]}" -Dcassandra.ring_delay_ms="$RING_DELAY_MS" "$@" \
-    -cp "$CASSANDRA_CP" org.apache.cassandra.service.CassandraDaemon
+  local opts=(@"$HERE/jvm17.options" -Xms"$HEAP" -Xmx"$HEAP" -XX:MaxDirectMemorySize=256m
+    -Dcassandra.config="file://$conf/cassandra.yaml" -Dcassandra-rackdc.properties="file://$conf/cassandra-rackdc.properties"
+    -Dlogback.configurationFile="$HERE/logback.xml" -Dcassandra.logdir="$OUT/logs" -Dcassandra.storagedir="$conf"
+    -Dcassandra.jmx.local.port="${JMX[$name]}" -Dcassandra.ring_delay_ms="$RING_DELAY_MS" "$@")
+  if ((DOCKER)); then
+    # The same server and options in a container on the host's network (benchmarks/docker):
+    # the work directory (configuration, data, the images' mounts), this one and the logs bound in.
+    launch "$name" "$REPO/benchmarks/docker/container.sh" run --image heliotrope/cassandra:5.0.9 --name "cassandra-$name-$$" \
+      --bind "$WORK" --bind "$HERE" --bind "$OUT/logs" --env "JVM_OPTS=${opts[*]}" --wait-log "Startup complete" \
+      --timeout "${NODE_TIMEOUT}s"
+  else
+    launch "$name" java "${opts[@]}" -cp "$CASSANDRA_CP" org.apache.cassandra.service.CassandraDaemon
+  fi
   wait_for_line "$name" "Startup complete" "$NODE_TIMEOUT" || die "node $name did not start"
 }
 
@@ -293,4 +308,5 @@ stop_way() {
 cleanup() {
   set +e
   stop_way
+  ((STARTED_DOCKERD)) && "$REPO/benchmarks/docker/dockerd.sh" stop >&2
 }

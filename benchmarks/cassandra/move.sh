@@ -24,6 +24,7 @@ PORT_OFFSET=70
 STORAGE_PORT=7000
 NATIVE_PORT=9042
 WORK=/var/tmp/cassandra-move
+DOCKER=0 STARTED_DOCKERD=0
 OUT=/var/tmp/cassandra-move-results/$(date +%Y%m%d-%H%M%S)
 
 usage() {
@@ -64,6 +65,8 @@ Options (defaults in brackets):
   --ring-delay-ms MS   cassandra.ring_delay_ms (Cassandra's default 30000) [$RING_DELAY_MS]
   --image-size SIZE    each node's Heliotrope image [$IMAGE_SIZE]
   --port-offset N      helio up's ports are its defaults plus N [$PORT_OFFSET]
+  --docker             run the nodes in containers (benchmarks/docker: the same servers and
+                       options, host networking, Testcontainers), as their users would
   --work DIR           node data, helio up's data directory, mounts [$WORK]
   --out DIR            results: throughput.csv, move.png, summary.txt, per-way
                        directories with the raw CSVs and token maps, logs/
@@ -90,6 +93,7 @@ while (($#)); do
     --ring-delay-ms) RING_DELAY_MS=$2; shift 2 ;;
     --image-size) IMAGE_SIZE=$2; shift 2 ;;
     --port-offset) PORT_OFFSET=$2; shift 2 ;;
+    --docker) DOCKER=1; shift ;;
     --work) WORK=$(realpath -m "$2"); shift 2 ;;
     --out) OUT=$(realpath -m "$2"); shift 2 ;;
     *) echo "move.sh: unknown option $1 (see --help)" >&2; exit 1 ;;

@@ -24,6 +24,7 @@ THRESHOLD=10%
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=/var/tmp/sun-results/follow-$STAMP
 WORK=/var/tmp/sun-work
+DOCKER=0 STARTED_DOCKERD=0
 
 usage() {
   cat <<USAGE
@@ -63,6 +64,8 @@ Options (defaults in brackets):
   --threshold T      the gain a move must bring (helio app create --threshold) [$THRESHOLD]
   --port-offset N    helio up's ports are its defaults + N [$PORT_OFFSET]
   --out DIR          results [/var/tmp/sun-results/follow-<time>]
+  --docker           run the servers in containers (benchmarks/docker: the same servers and
+                     options, host networking, Testcontainers), as their users would
   --work DIR         helio's data and the servers' mounts, emptied first [$WORK]
   -h, --help         this text
 
@@ -93,6 +96,7 @@ while (($#)); do
     --threshold) THRESHOLD=$2; shift 2 ;;
     --port-offset) PORT_OFFSET=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
+    --docker) DOCKER=1; shift ;;
     --work) WORK=$2; shift 2 ;;
     *) echo "follow.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac
@@ -137,6 +141,7 @@ cleanup() {
     bash "$HERE/node.sh" detach "$dir" >>"$OUT/logs/cleanup.log" 2>&1 || true
   done
   stop_all
+  ((STARTED_DOCKERD)) && "$REPO/benchmarks/docker/dockerd.sh" stop >&2
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -144,6 +149,12 @@ trap 'exit 130' INT TERM
 log "building the distribution and benchmarks.jar (./mvnw -o -pl cli,benchmarks -am package; logs/build.log)"
 (cd "$REPO" && ./mvnw -B -q -o -pl cli,benchmarks -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
   die "the build failed (see $OUT/logs/build.log)"
+if ((DOCKER)); then
+  "$REPO/benchmarks/docker/dockerd.sh" status >/dev/null 2>&1 || { "$REPO/benchmarks/docker/dockerd.sh" start >&2 && STARTED_DOCKERD=1; }
+  log "building the container images (benchmarks/docker/build-images.sh; logs/build.log)"
+  "$REPO/benchmarks/docker/build-images.sh" >>"$OUT/logs/build.log" 2>&1 || die "building the images failed (see $OUT/logs/build.log)"
+  export ZK_DOCKER=1
+fi
 
 rm -rf "$WORK" && mkdir -p "$DATA" "$XDG_CONFIG_HOME"
 

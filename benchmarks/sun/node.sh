@@ -5,6 +5,8 @@
 #   node.sh attach DIR NBD_URL   the image as DIR/fuse/disk (nbdfuse), a loop device over it,
 #                                ext4 mounted at DIR/data (made, with DIR's myid, when the image has none)
 #   node.sh start DIR CFG        QuorumPeerMain CFG in a session of its own; pid in DIR/zk.pid
+#                                (with ZK_DOCKER=1 in a container of heliotrope/zookeeper, host
+#                                network, DIR bound in: benchmarks/docker)
 #   node.sh stop DIR             TERM to that pid (KILL after 15 s)
 #   node.sh detach DIR           umount, loop device freed, nbdfuse unmounted (which closes the image)
 # DIR's name is the server's (zk1..zk3): its myid is the number. Needs root, nbdfuse,
@@ -68,9 +70,15 @@ detach() {
 start() {
   local cfg=$1
   [[ -n ${ZK_CLASSPATH:-} ]] || { log "ZK_CLASSPATH is not set"; return 1; }
-  # shellcheck disable=SC2086 # ZK_JAVA_OPTS is a list of options
-  setsid java ${ZK_JAVA_OPTS:--Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1} -cp "$ZK_CLASSPATH" \
-    org.apache.zookeeper.server.quorum.QuorumPeerMain "$cfg" </dev/null >>"$DIR/zk.log" 2>&1 &
+  local opts=${ZK_JAVA_OPTS:--Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}
+  if [[ ${ZK_DOCKER:-0} == 1 ]]; then
+    # "binding to port": an ensemble member prints it before the election, which the first one started never sees end.
+    setsid "$(dirname "$0")/../docker/container.sh" run --image heliotrope/zookeeper:3.9.5 --name "zk-${DIR##*/}-$$" \
+      --bind "$DIR" --env "JVM_OPTS=$opts" --wait-log "binding to port" --timeout 120s -- "$cfg" </dev/null >>"$DIR/zk.log" 2>&1 &
+  else
+    # shellcheck disable=SC2086 # the options are a list
+    setsid java $opts -cp "$ZK_CLASSPATH" org.apache.zookeeper.server.quorum.QuorumPeerMain "$cfg" </dev/null >>"$DIR/zk.log" 2>&1 &
+  fi
   echo $! >"$DIR/zk.pid"
   log "started with $cfg (pid $!)"
 }
