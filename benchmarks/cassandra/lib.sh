@@ -305,7 +305,7 @@ stop_way() {
   NODE_AT=()
 }
 
-cleanup() {
+cleanup_cassandra() {
   set +e
   stop_way
   ((STARTED_DOCKERD)) && "$REPO/benchmarks/docker/dockerd.sh" stop >&2

@@ -113,7 +113,7 @@ require_tools java python3 curl nbdfuse fusermount3 losetup mkfs.ext4 mount umou
 ((EUID == 0)) || die "needs root (losetup, mount)"
 DELAY=$(half_duration "$RTT")
 mkdir -p "$OUT/logs" "$WORK"
-trap 'cleanup' EXIT
+trap cleanup_cassandra EXIT
 trap 'exit 130' INT TERM
 
 prepare_cassandra

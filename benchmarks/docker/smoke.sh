@@ -89,33 +89,21 @@ log "zookeeper: $(grep -E '^(Zookeeper version|Mode)' "$OUT/zk-srvr.txt" | tr '\
 timed "zookeeper: container.sh stop" "$HERE/container.sh" stop "$ZK_ID"
 ZK_ID=
 
-# 2. Cassandra in the foreground (run: launch / stop by process group): the way move.sh would.
-node=$OUT/node1 jmx=$(free_port) storage_port=$(free_port) native_port=$(free_port)
-conf=$node/conf
-mkdir -p "$conf" "$node/data"
-sed -e "s|@DIR@|$node/data|g; s|@LISTEN@|$ADDRESS|; s|@BROADCAST@|$ADDRESS|; s|@SEEDS@|$ADDRESS:$storage_port|" \
-  -e "s|@TOKENS@|8|; s|@STORAGE_PORT@|$storage_port|; s|@NATIVE_PORT@|$native_port|" \
-  "$CASSANDRA_DIR/node.yaml" >"$conf/cassandra.yaml"
-printf 'dc=virginia\nrack=rack1\nprefer_local=true\n' >"$conf/cassandra-rackdc.properties"
-jvm_opts=(@"$CASSANDRA_DIR/jvm17.options" -Xms512m -Xmx512m -XX:MaxDirectMemorySize=256m
-  -Dcassandra.config="file://$conf/cassandra.yaml" -Dcassandra-rackdc.properties="file://$conf/cassandra-rackdc.properties"
-  -Dlogback.configurationFile="$CASSANDRA_DIR/logback.xml" -Dcassandra.logdir="$OUT/logs" -Dcassandra.storagedir="$conf"
-  -Dcassandra.jmx.local.port="$jmx" -Dcassandra.ring_delay_ms=1000 -Dcassandra.skip_wait_for_gossip_to_settle=0)
+# 2. Cassandra in the foreground, started as move.sh starts its nodes with --docker (its
+# lib.sh's node_conf and start_node, whose files it finds in $HERE: CASSANDRA_DIR here).
+# shellcheck source=../cassandra/lib.sh
+source "$CASSANDRA_DIR/lib.sh"
+WORK=$OUT DOCKER=1 HEAP=512m TOKENS=8 RING_DELAY_MS=1000 NODE_TIMEOUT=300 STORAGE_PORT=$(free_port) NATIVE_PORT=$(free_port)
 cassandra_start() {
-  launch cassandra "$HERE/container.sh" run --image heliotrope/cassandra:5.0.9 --name "smoke-cassandra1-$$" \
-    --bind "$node:$node" --bind "$CASSANDRA_DIR:$CASSANDRA_DIR" --bind "$OUT/logs:$OUT/logs" \
-    --env "JVM_OPTS=${jvm_opts[*]}" --wait-log "Startup complete" --timeout 300s
-  wait_for_line cassandra "Startup complete" 300 || die "Cassandra did not start"
+  HERE=$CASSANDRA_DIR start_node cassandra "$OUT/node1/data" "$ADDRESS" "$ADDRESS" virginia "$ADDRESS:$STORAGE_PORT" \
+    -Dcassandra.skip_wait_for_gossip_to_settle=0
 }
 timed "cassandra: container.sh run until Startup complete" cassandra_start
 cp=$OUT/cassandra.classpath
 (cd "$REPO" && ./mvnw -B -q -o -f "$CASSANDRA_DIR/pom.xml" dependency:build-classpath -Dmdep.outputFile="$cp") >>"$OUT/logs/build.log" 2>&1 ||
   die "resolving Cassandra's class path failed (see $OUT/logs/build.log)"
-nodetool_status() {
-  java @"$CASSANDRA_DIR/jvm17.options" -Xmx128m -XX:TieredStopAtLevel=1 -cp "$(cat "$cp")" \
-    -Dlogback.configurationFile="$CASSANDRA_DIR/logback.xml" org.apache.cassandra.tools.NodeTool \
-    -h 127.0.0.1 -p "$jmx" status | tee "$OUT/nodetool-status.txt"
-}
+CASSANDRA_CP=$(cat "$cp")
+nodetool_status() { HERE=$CASSANDRA_DIR nodetool cassandra status | tee "$OUT/nodetool-status.txt"; }
 timed "cassandra: nodetool status (host JVM)" nodetool_status
 grep -q "^UN  $ADDRESS" "$OUT/nodetool-status.txt" || die "nodetool status does not show $ADDRESS up and normal"
 timed "cassandra: TERM to the run (stop, rm)" stop cassandra
