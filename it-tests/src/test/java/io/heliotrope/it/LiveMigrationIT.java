@@ -50,4 +50,24 @@ class LiveMigrationIT {
             guest.verifyRecords(last, "virginia", scratch.resolve("virginia"));
         }
     }
+
+    /**
+     * A sync image's first writes at the destination go to the source, whose session handed
+     * the lease over but has not closed yet: it takes them (it refused them once, and the
+     * guest saw EIO), so no record fails and every one is at both sites.
+     */
+    @Test
+    void aGuestOnASyncImageWritesOnFromItsFirstRecordAtTheDestination(@TempDir Path scratch) {
+        try (MigratingGuest guest = MigratingGuest.start(cluster, "synced", List.of("--mode", "sync", "--sync-copies", "1"))) {
+            guest.awaitRecordsPast(3);
+
+            MigrationRecord there = guest.migrate("taiwan");
+            assertThat(there.getOutcome()).as(guest.report(there)).isEqualTo(MigrationOutcome.MIGRATION_OUTCOME_COMPLETED);
+            guest.awaitRecordsPast(guest.lastRecord() + 5);
+
+            long last = guest.stop();
+            guest.verifyRecords(last, "taiwan", scratch.resolve("taiwan"));
+            guest.verifyRecords(last, "virginia", scratch.resolve("virginia"));
+        }
+    }
 }

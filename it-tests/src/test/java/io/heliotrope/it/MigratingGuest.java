@@ -63,9 +63,14 @@ final class MigratingGuest implements AutoCloseable {
 
     /** Two sites on the cluster's first controller, and the guest running at virginia. */
     static MigratingGuest start(ControllerExtension cluster, String name, String... siteOptions) {
+        return start(cluster, name, List.of(), siteOptions);
+    }
+
+    /** As above, its disk created with these options of {@code helio image create} (a mode, say). */
+    static MigratingGuest start(ControllerExtension cluster, String name, List<String> imageOptions, String... siteOptions) {
         WanSites sites = sites(cluster, siteOptions);
         try {
-            return startOn(cluster, sites, name, true);
+            return startOn(cluster, sites, name, true, imageOptions);
         } catch (RuntimeException | AssertionError e) {
             sites.close();
             throw e;
@@ -79,13 +84,15 @@ final class MigratingGuest implements AutoCloseable {
 
     /** The guest running at virginia, one of {@code sites}, which it does not close. */
     static MigratingGuest startOn(ControllerExtension cluster, WanSites sites, String name) {
-        return startOn(cluster, sites, name, false);
+        return startOn(cluster, sites, name, false, List.of());
     }
 
-    private static MigratingGuest startOn(ControllerExtension cluster, WanSites sites, String name, boolean ownsSites) {
+    private static MigratingGuest startOn(ControllerExtension cluster, WanSites sites, String name, boolean ownsSites, List<String> imageOptions) {
         RecordGuest guest = RecordGuest.build();
         MigratingGuest migrating = new MigratingGuest(cluster, sites, name, ownsSites);
-        migrating.helio("image", "create", migrating.disk, "--size", "64M", "--home", "virginia").assertSuccess();
+        List<String> create = new ArrayList<>(List.of("image", "create", migrating.disk, "--size", "64M", "--home", "virginia"));
+        create.addAll(imageOptions);
+        migrating.helio(create.toArray(String[]::new)).assertSuccess();
         migrating.helio("vm", "create", name, "--site", "virginia", "--disk", migrating.disk, "--memory", "128M",
                 "--kernel", guest.kernel().toString(), "--initrd", guest.initrd().toString(),
                 "--append", RecordGuest.kernelArgs(migrating.nonce)).assertSuccess();

@@ -267,10 +267,7 @@ public final class ControllerSessions implements ImageSessions {
             }
             store.awaitStoredCopies(local.id());
             info = local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
-            String home = opened.replication().home();
-            if (opened.replication().mode() == Replication.Mode.REMOTE && !home.isEmpty() && !home.equals(site)) {
-                remote = new RemoteWrites(home, view, info.id());
-            }
+            remote = remoteWrites(opened.replication(), info);
             SessionWrites writes = remote != null ? remote : SessionWrites.inStore(store, view, info.id(), site);
             session = new ControllerSession(info, opened.epoch(), opened.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
             view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
@@ -333,10 +330,21 @@ public final class ControllerSessions implements ImageSessions {
         SyncedCopy synced = synced(name);
         SortedMap<Long, GlobalBlock> stale = new TreeMap<>();
         StaleBlocks.find(store, view, synced.local().id(), entry -> stale.put(entry.block(), entry));
-        HandoffSession session = HandoffSession.standby(synced.local(), synced.replication(), from, stale, this::closeInTurn);
+        HandoffSession session = HandoffSession.standby(synced.local(), synced.replication(), remoteWrites(synced.replication(), synced.local()), from,
+                stale, this::closeInTurn);
         sessions.put(name, session);
         log.info("{}: open in standby for the lease at {} ({} stale blocks)", name, from, stale.size());
         return session;
+    }
+
+    /**
+     * Where a {@code remote} image's writes go when it is open here, away from its home: a live
+     * migration's destination too, or it would serve the image from its own store; null at
+     * the home and in the other modes.
+     */
+    private RemoteWrites remoteWrites(Replication replication, ImageInfo info) {
+        String home = replication.home();
+        return replication.mode() == Replication.Mode.REMOTE && !home.isEmpty() && !home.equals(site) ? new RemoteWrites(home, view, info.id()) : null;
     }
 
     /** The session of {@code name} open here, in any role; fails with {@code IMAGE_NOT_FOUND} when none is. */

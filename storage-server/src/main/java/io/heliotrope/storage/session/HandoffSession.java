@@ -61,10 +61,14 @@ public final class HandoffSession implements ImageSession {
         return new HandoffSession(session.info(), replication, remote, session, Role.ACTIVE, IoGate.opened(), "", closer);
     }
 
-    /** A standby for the lease {@code from} holds: {@code stale} are the blocks whose local copy is not the committed version. */
-    static HandoffSession standby(ImageInfo info, Replication replication, String from, SortedMap<Long, GlobalBlock> stale,
+    /**
+     * A standby for the lease {@code from} holds: {@code stale} are the blocks whose local copy is
+     * not the committed version; {@code remote}, the writes of a {@code remote} image away from its
+     * home (null otherwise), which the session keeps once adopted.
+     */
+    static HandoffSession standby(ImageInfo info, Replication replication, RemoteWrites remote, String from, SortedMap<Long, GlobalBlock> stale,
             Consumer<HandoffSession> closer) {
-        return new HandoffSession(info, replication, null, new StandbyCopies(info, stale), Role.STANDBY, IoGate.standby(), from, closer);
+        return new HandoffSession(info, replication, remote, new StandbyCopies(info, stale), Role.STANDBY, IoGate.standby(), from, closer);
     }
 
     public Role role() {

@@ -9,6 +9,8 @@ import io.heliotrope.storage.image.DefaultDeviceFactory;
 import io.heliotrope.storage.image.ImageExports;
 import io.heliotrope.storage.image.ReplicatorFactory;
 import io.heliotrope.storage.memory.MemoryBlockStore;
+import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.view.RemoteWrites;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
 import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.version.Version;
@@ -181,6 +183,22 @@ class TestHandoffSessions {
 
         assertThat(a.handOver("disk", "b", deadline())).isEqualTo(new Handed(sourceEpoch + 1, 0));
         assertThat(storeA.dirtyBlocks(storeA.image("disk").id())).as("committed by the flush whose reply was lost").isEmpty();
+    }
+
+    @Test
+    void aRemoteImagesDestinationSendsItsWritesHomeFromItsStandbyOn() {
+        controller.replicate("disk", Replication.defaults("a").withMode(Replication.Mode.REMOTE));
+        BlockDevice source = open(a, storeA);
+        assertThat(a.session("disk").remoteWrites()).as("served from the store at its home").isEmpty();
+
+        b.standby("disk", "a");
+        BlockDevice destination = open(b, storeB);
+        assertThat(b.session("disk").remoteWrites()).map(RemoteWrites::home).contains("a");
+        Handed handed = a.handOver("disk", "b", deadline());
+        assertThat(b.activate("disk")).isEqualTo(handed.epoch());
+        assertThat(b.session("disk").remoteWrites()).as("the adopted session's writes").map(RemoteWrites::home).contains("a");
+        destination.close();
+        source.close();
     }
 
     @Test
