@@ -286,9 +286,9 @@ r = json.loads(sys.argv[1])
 print(f"{r['wall_ms']:.1f},{r['guest_downtime_ms']:.1f}")
 PY
 )
-  # Storage: what taiwan's QEMU read and wrote through the link (the NBD client is the
-  # forward side: writes go forward, reads come back); RAM: what the migration link carried.
-  echo "nbdkit,$run,completed,$t_booted,$t_start,$t_migrate,$t_migrated,$t_done,$row,${mig_bytes[0]},${nbd_bytes[0]},${nbd_bytes[1]},$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
+  # Storage: what taiwan's QEMU read and wrote through the link: the link's backward bytes
+  # came from virginia (reads), its forward bytes went there (writes); RAM: the migration link.
+  echo "nbdkit,$run,completed,$t_booted,$t_start,$t_migrate,$t_migrated,$t_done,$row,${mig_bytes[0]},${nbd_bytes[1]},${nbd_bytes[0]},$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
   cp "${consoles[0]}" "$OUT/raw/$tag.console-virginia.log"
   cp "${consoles[1]}" "$OUT/raw/$tag.console-taiwan.log"
   stop_all

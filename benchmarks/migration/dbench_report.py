@@ -125,21 +125,27 @@ def span(t, digits=1):
 
 
 def plots(out_dir, per_second, results, arms, migrate_after):
-    # Fig. 12: each arm's median run (by mean throughput), throughput per second.
-    series = []
+    # Fig. 12: one panel per arm, its median run (by mean throughput): each second, and a 5 s moving average.
+    panels = []
     for arm in arms:
         runs = sorted((r for r in results if r["arm"] == arm), key=lambda r: r["mean_mb_s"] or 0)
-        run = runs[len(runs) // 2]["run"]
+        run = runs[len(runs) // 2]
         path = os.path.join(out_dir, "raw", f"timeline-{arm}.dat")
+        rates = [(row["second"], float(row["mb_s"])) for row in per_second if row["arm"] == arm and row["run"] == run["run"]]
         with open(path, "w") as f:
-            for row in per_second:
-                if row["arm"] == arm and row["run"] == run:
-                    f.write(f"{row['second']} {row['mb_s']}\n")
-        series.append(f"'{path}' using 1:2 with lines lw 2 title '{arm} (run {run})'")
-    gnuplot(f"set title 'dbench throughput, the guest moved virginia -> taiwan at {migrate_after} s (arrow)'\n"
-            "set xlabel 'seconds since dbench started'\nset ylabel 'MB/s'\nset yrange [0:*]\n"
-            f"set arrow from {migrate_after},graph 0 to {migrate_after},graph 1 nohead dt 2\n"
-            "plot " + ", ".join(series) + "\n", os.path.join(out_dir, "dbench-timeline.png"))
+            for i, (second, rate) in enumerate(rates):
+                window = [r for _, r in rates[max(0, i - 2):i + 3]]
+                f.write(f"{second} {rate:.2f} {statistics.mean(window):.2f}\n")
+        panels.append(f"set title '{arm} (run {run['run']}; moved by {run['moved_s']:.0f} s)'\n"
+                      f"set arrow 1 from {migrate_after},graph 0 to {migrate_after},graph 1 nohead dt 2\n"
+                      f"set arrow 2 from {run['moved_s']:.1f},graph 0 to {run['moved_s']:.1f},graph 1 nohead dt 3\n"
+                      f"plot '{path}' using 1:2 with lines lc rgb '#b0b0b0' title 'each second', "
+                      f"'' using 1:3 with lines lw 2 lc rgb '#3060c0' title '5 s average'\n")
+    columns = 3 if len(panels) > 4 else len(panels)
+    gnuplot(f"set multiplot layout {(len(panels) + columns - 1) // columns},{columns} title "
+            f"'dbench throughput per second; the migration from {migrate_after:.0f} s (dashed) to the switchover (dotted)'\n"
+            "set xlabel 's since dbench started'\nset ylabel 'MB/s'\nset yrange [0:*]\nset key top right\n"
+            + "".join(panels) + "unset multiplot\n", os.path.join(out_dir, "dbench-timeline.png"), size=(1500, 800))
     # Fig. 13: mean throughput with min and max; WAN MB, storage each way and RAM.
     data = os.path.join(out_dir, "raw", "bars.dat")
     with open(data, "w") as f:
