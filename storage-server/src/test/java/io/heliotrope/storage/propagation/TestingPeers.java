@@ -114,8 +114,8 @@ final class TestingPeers extends AbstractTestingPeers {
         if (held != null) {
             CompletableFuture<boolean[]> arrived = new CompletableFuture<>();
             held.add(() -> arrived.complete(arrive(site, image, copies)));
-            scheduler.schedule(() -> arrived.completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "deadline passed")),
-                    timeout.toNanos(), TimeUnit.NANOSECONDS);
+            Runnable deadline = () -> arrived.completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "deadline passed"));
+            scheduler.schedule(deadline, timeout.toNanos(), TimeUnit.NANOSECONDS);
             return arrived;
         }
         if (roundTrip == null) {
