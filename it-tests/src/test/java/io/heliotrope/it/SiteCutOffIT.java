@@ -121,7 +121,7 @@ class SiteCutOffIT {
     /** fio with crc32c verify over the whole image, 1 MiB writes in order, with more options. */
     private static List<String> fio(String uri, String... options) {
         List<String> command = new ArrayList<>(List.of("fio", "--name=guest", "--ioengine=nbd", "--uri=" + uri, "--rw=write", "--bs=1M",
-                "--size=256M", "--iodepth=4", "--verify=crc32c", "--verify_fatal=1", "--output-format=normal"));
+                "--size=256M", "--iodepth=4", "--verify=crc32c", "--verify_fatal=1", "--verify_state_save=0", "--output-format=normal"));
         command.addAll(List.of(options));
         return command;
     }
