@@ -29,23 +29,19 @@ class SiteCutOffIT {
     @RegisterExtension
     static final ControllerExtension cluster = new ControllerExtension(1, "--lease-ttl", "30s");
 
-    private static String controller() {
-        return cluster.controller(0).target();
-    }
-
     private static void awaitClosed(String image) {
-        ControllerClient client = cluster.client(0);
-        Await.until(image + " closed everywhere", TIMEOUT, () -> client.status(image).getLease().getHolder().isEmpty());
+        cluster.awaitClosed(image, TIMEOUT);
     }
 
     @Test
     void aSiteCutOffDuringPushesWritesOnAndAfterTheHealTheReceiverHoldsEveryCurrentVersionForNoMoreThanWasMissing() {
-        try (WanSites sites = new WanSites(controller(), WanSites.WAN_75MS, List.of("a", "b"))) {
+        String controller = cluster.controller(0).target();
+        try (WanSites sites = new WanSites(controller, WanSites.WAN_75MS, List.of("a", "b"))) {
             TestingSite a = sites.site("a");
             TestingSite b = sites.site("b");
             // Every block written is pushed (S = 0) to b; b pulls nothing itself, so what it holds came by push.
             helio("image", "create", "pushed", "--size", "256M", "--mode", "proactive", "--home", "a", "--s", "0", "--transitions", "a:b=1.0",
-                    "--pull", "off", "--controller", controller()).assertSuccess();
+                    "--pull", "off", "--controller", controller).assertSuccess();
             String pushedBlocks = "heliotrope_propagation_pushed_blocks_total{destination=\"b\"}";
             String pushedBytes = "heliotrope_propagation_pushed_bytes_total{destination=\"b\"}";
             try (ChildProcess guest = ChildProcess.start("fio at a", fio(a.nbdUri("pushed"), "--rate=32m", "--do_verify=1"))) {
@@ -97,8 +93,9 @@ class SiteCutOffIT {
 
     @Test
     void aReadOfABlockOnlyTheCutOffSiteHoldsFailsWithEioWithinTheFetchTimeoutAndSucceedsAfterTheHeal() {
-        try (WanSites sites = new WanSites(controller(), WanSites.WAN_75MS, List.of("a", "b"), "--fetch-timeout", "4s")) {
-            helio("image", "create", "only-at-a", "--size", "16M", "--mode", "on-demand", "--home", "a", "--controller", controller()).assertSuccess();
+        String controller = cluster.controller(0).target();
+        try (WanSites sites = new WanSites(controller, WanSites.WAN_75MS, List.of("a", "b"), "--fetch-timeout", "4s")) {
+            helio("image", "create", "only-at-a", "--size", "16M", "--mode", "on-demand", "--home", "a", "--controller", controller).assertSuccess();
             ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 0 16M", sites.site("a").nbdUri("only-at-a"));
             awaitClosed("only-at-a");
             String read = "read -P 0x5a 0 4k";
