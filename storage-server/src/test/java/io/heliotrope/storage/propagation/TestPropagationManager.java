@@ -163,11 +163,7 @@ class TestPropagationManager {
 
     @Test
     void aSiteCutOffGetsNoMoreThanThePushesUnderWayWhichLandOnceAtTheHealAndThenEveryPushResumes() {
-        manager = manager(new PropagationConfig(1, 2, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(5), 1000,
-                Duration.ofSeconds(1), Duration.ofMinutes(2)));
-        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
-        peers.cut(THERE);
-        writeAll(propagation, 8);
+        ImagePropagation propagation = writtenWithThereCutOff(2, Duration.ofMinutes(2), 8);
 
         scheduler.advance(Duration.ofSeconds(60));
         assertThat(counter("pushed.bytes")).as("sent: the two pushes under way at the cut, nothing after").isEqualTo(2 * DATA_COPY);
@@ -185,11 +181,7 @@ class TestPropagationManager {
 
     @Test
     void aPushUnansweredPastItsDeadlineFailsAndItsBlocksGoAgainAfterTheHealAndAClosedImageDrainsOnlyThen() {
-        manager = manager(new PropagationConfig(1, 1, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(5), 1000,
-                Duration.ofSeconds(1), Duration.ofSeconds(10)));
-        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
-        peers.cut(THERE);
-        writeAll(propagation, 2);
+        ImagePropagation propagation = writtenWithThereCutOff(1, Duration.ofSeconds(10), 2);
         propagation.close();
 
         scheduler.advance(Duration.ofSeconds(60));
@@ -438,6 +430,16 @@ class TestPropagationManager {
 
         assertThat(onDemand.queued()).isEqualTo(4);
         assertThat(manager.backlogs()).isEmpty();
+    }
+
+    /** An image that pushes a block a push, late after 1 s, with {@code blocks} written once {@link #THERE} was cut off. */
+    private ImagePropagation writtenWithThereCutOff(int pushesInFlight, Duration pushDeadline, int blocks) {
+        manager = manager(new PropagationConfig(1, pushesInFlight, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(5), 1000,
+                Duration.ofSeconds(1), pushDeadline));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
+        peers.cut(THERE);
+        writeAll(propagation, blocks);
+        return propagation;
     }
 
     private PropagationManager manager(PropagationConfig config) {
