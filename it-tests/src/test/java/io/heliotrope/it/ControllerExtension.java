@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -49,6 +50,12 @@ final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback
 
     ControllerClient client(int index) {
         return new ControllerClient(controller(index));
+    }
+
+    /** Waits until no site holds {@code image}: the last writer's final flush reached the controllers. */
+    void awaitClosed(String image, Duration timeout) {
+        ControllerClient client = client(0);
+        Await.until(image + " closed everywhere", timeout, () -> client.status(image).getLease().getHolder().isEmpty());
     }
 
     @Override

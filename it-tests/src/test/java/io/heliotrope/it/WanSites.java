@@ -81,6 +81,35 @@ final class WanSites implements AutoCloseable {
         return emulator.link(from + "->" + to);
     }
 
+    /**
+     * Cuts {@code site} off from the other sites ({@code true}) or heals the cut: every link
+     * between them, both ways and migration links included, black-holed; its path to the
+     * controller stays up.
+     */
+    void cutOff(String site, boolean cut) {
+        for (String other : sites.keySet()) {
+            if (!other.equals(site)) {
+                link(site, other).setBlackhole(cut);
+                link(other, site).setBlackhole(cut);
+                migrationLinks(site, other).forEach(link -> link.setBlackhole(cut));
+                migrationLinks(other, site).forEach(link -> link.setBlackhole(cut));
+            }
+        }
+    }
+
+    /** Bytes delivered so far, both ways, on the links between {@code site} and the other sites (not the controller, not migrations). */
+    long bytesBetween(String site) {
+        long bytes = 0;
+        for (String other : sites.keySet()) {
+            if (!other.equals(site)) {
+                for (WanLink link : List.of(link(site, other), link(other, site))) {
+                    bytes += link.forwardBytes() + link.backwardBytes();
+                }
+            }
+        }
+        return bytes;
+    }
+
     /** The links a migration from {@code from} to {@code to} sends its RAM through. */
     List<WanLink> migrationLinks(String from, String to) {
         return migrationLinks.get(from + "->" + to);

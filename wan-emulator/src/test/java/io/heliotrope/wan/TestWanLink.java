@@ -166,6 +166,29 @@ class TestWanLink {
     }
 
     @Test
+    void aConnectionMadeWhileBlackholedCarriesNothingEitherWayUntilHealed() throws IOException {
+        // The target speaks first, as an HTTP/2 server sends its settings.
+        WanLink link = link(server(new TestingServer(socket -> {
+            socket.getOutputStream().write(9);
+            socket.getInputStream().transferTo(socket.getOutputStream());
+        })), LinkConfig.direct());
+        link.setBlackhole(true);
+        try (Socket socket = TestingClient.connect(link.listenAddress())) {
+            socket.getOutputStream().write(7);
+
+            socket.setSoTimeout(300);
+            assertThatThrownBy(() -> socket.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            assertThat(link.forwardBytes()).isZero();
+            assertThat(link.backwardBytes()).isZero();
+
+            link.setBlackhole(false);
+            socket.setSoTimeout(TestingClient.TIMEOUT_MILLIS);
+            assertThat(socket.getInputStream().read()).isEqualTo(9);
+            assertThat(socket.getInputStream().read()).isEqualTo(7);
+        }
+    }
+
+    @Test
     void backwardHoldDeliversRequestsButHoldsTheirReplies() throws IOException {
         WanLink link = link(echoServer(), LinkConfig.direct());
         try (Socket socket = TestingClient.connect(link.listenAddress())) {

@@ -36,6 +36,16 @@ public interface Peers extends AutoCloseable {
     CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies);
 
     /**
+     * As {@link #push(String, ImageRef, List)}, failing with {@code PEER_UNAVAILABLE} only after
+     * {@code timeout} rather than the client's own: the pusher lets a push to a site that stopped
+     * answering go on, so that what it carries lands once when the link heals. Peers without a
+     * timeout of their own (in-process ones) answer as {@code push} does.
+     */
+    default CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies, Duration timeout) {
+        return push(site, image, copies);
+    }
+
+    /**
      * Sync-mode recovery: has {@code site} refuse pushed copies of the image from epochs below
      * {@code belowEpoch} from now on ({@link PeerService#fence}); completes with the fence in force there.
      */

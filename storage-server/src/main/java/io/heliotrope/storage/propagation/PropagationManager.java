@@ -57,7 +57,8 @@ public final class PropagationManager implements AutoCloseable {
     public PropagationManager(String site, BlockStore store, Peers peers, ScheduledExecutorService scheduler, ExecutorService storeExecutor,
             Clock clock, RandomGenerator.SplittableGenerator random, PropagationConfig config, PropagationMetrics metrics) {
         requireNonNull(config, "config is null");
-        PeerBackoff backoff = new PeerBackoff(requireNonNull(clock, "clock is null"), config.firstBackoff(), config.longestBackoff());
+        PeerBackoff backoff = new PeerBackoff(requireNonNull(clock, "clock is null"), config.firstBackoff(), config.longestBackoff(),
+                requireNonNull(random, "random is null").split());
         this.context = new PushContext(site, store, peers, scheduler, storeExecutor, clock, config, metrics, backoff);
         this.random = requireNonNull(random, "random is null");
     }

@@ -12,8 +12,9 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * Proactive pushes of a site: blocks queued over all images it pushes from, and per destination
- * site the blocks and bytes pushed, the copies it refused (it had them, or newer) and the
- * pushes that failed. Tagged by destination only, never by image, to bound cardinality.
+ * site the blocks and bytes pushed, the copies it refused (it had them, or newer), the
+ * pushes that failed and those that had no answer in time. Tagged by destination only,
+ * never by image, to bound cardinality.
  */
 public final class PropagationMetrics {
     private final MeterRegistry registry;
@@ -47,6 +48,11 @@ public final class PropagationMetrics {
         destination(site).failures.increment();
     }
 
+    /** A push to {@code site} had no answer in time: the site waits, the push goes on. */
+    void late(String site) {
+        destination(site).late.increment();
+    }
+
     private Destination destination(String site) {
         return destinations.computeIfAbsent(site, Destination::new);
     }
@@ -56,6 +62,7 @@ public final class PropagationMetrics {
         private final Counter bytes;
         private final Counter refused;
         private final Counter failures;
+        private final Counter late;
 
         Destination(String site) {
             blocks = Counter.builder("heliotrope.propagation.pushed.blocks").tag("destination", site).register(registry);
@@ -67,6 +74,9 @@ public final class PropagationMetrics {
                     .description("Copies pushed that the destination did not store: it had them, or newer")
                     .register(registry);
             failures = Counter.builder("heliotrope.propagation.failed.pushes").tag("destination", site).register(registry);
+            late = Counter.builder("heliotrope.propagation.late.pushes").tag("destination", site)
+                    .description("Pushes the destination did not answer in time: pushes there wait, and these go on until their deadline")
+                    .register(registry);
         }
     }
 }

@@ -32,7 +32,10 @@ import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
  * Sends an image's queued blocks away: takes a batch of the highest priority for a site
  * drawn from the transition row, reads the blocks at their current versions, and pushes
  * them, with several pushes under way so the round trip does not bound the rate. Within
- * the image's cap and budget; away from sites whose pushes failed lately.
+ * the image's cap and budget; away from sites whose pushes failed lately or went unanswered
+ * ({@link PeerBackoff}). A push without an answer in time is late: it leaves its place among
+ * the pushes in flight to others and goes on until its deadline, so that when a cut link heals
+ * what it carries lands once, and its answer is what tells the pushers that the site is back.
  *
  * <p>Its steps run on the scheduler, one at a time ({@link #signal()} coalesces requests
  * for a step); it waits on a timer after drawing "not now", behind a site's backoff or at
@@ -56,6 +59,8 @@ final class Pusher {
     private final RateLimiter limiter;
     private final PushGuard guard;
     private final AtomicInteger inFlight = new AtomicInteger();
+    /** Pushes under way that were late: out of {@link #inFlight}, still holding their blocks. */
+    private final AtomicInteger lateUnderWay = new AtomicInteger();
     /** Pushes whose blocks the guard held back, waiting to be queued again. */
     private final AtomicInteger heldBack = new AtomicInteger();
     private final CoalescedSteps steps;
@@ -162,7 +167,7 @@ final class Pusher {
         }
         while (inFlight.get() < context.config().pushesInFlight()) {
             if (!enabled || !blocks.hasPushable()) {
-                if (blocks.closed() && inFlight.get() == 0 && heldBack.get() == 0) {
+                if (blocks.closed() && inFlight.get() == 0 && lateUnderWay.get() == 0 && heldBack.get() == 0) {
                     blocks.end();
                     return;
                 }
@@ -190,7 +195,7 @@ final class Pusher {
             limiter.refund(grant, (most - taken.length) * DATA_COPY_BYTES);
             if (taken.length > 0) {
                 inFlight.incrementAndGet();
-                send(site, taken, grant);
+                send(new Push(site, taken), grant);
             }
         }
     }
@@ -217,7 +222,9 @@ final class Pusher {
         }
     }
 
-    private void send(String site, long[] taken, RateLimiter.Grant grant) {
+    private void send(Push push, RateLimiter.Grant grant) {
+        String site = push.site();
+        long[] taken = push.blocks();
         ByteBuffer data = ByteBuffer.allocate(taken.length * BLOCK_SIZE);
         BoundedExecutors.supplyAsync(() -> context.store().readCopies(image.id(), taken, data), context.storeExecutor(), "the propagation of " + image.name())
                 .thenCompose(versions -> {
@@ -229,9 +236,34 @@ final class Pusher {
                     }
                     context.metrics().sent(site, cost);
                     blocks.sent(cost);
-                    return context.peers().push(site, ref, copies).thenApply(stored -> new Sent(copies, stored));
+                    context.backoff().started(site);
+                    push.started = true;
+                    watch(push);
+                    return context.peers().push(site, ref, copies, context.config().pushDeadline()).thenApply(stored -> new Sent(copies, stored));
                 })
-                .whenComplete((sent, failure) -> finished(site, taken, sent, failure));
+                .whenComplete((sent, failure) -> finished(push, sent, failure));
+    }
+
+    /** Makes {@code push} late if it has no answer in time. */
+    private void watch(Push push) {
+        try {
+            push.lateTimer = context.scheduler().schedule(() -> late(push), context.config().answerWithin().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: a push to {} is not watched for an answer in time: the push scheduler refused a timer", image.name(), push.site());
+        }
+    }
+
+    private void late(Push push) {
+        if (!push.counted.compareAndSet(true, false)) {
+            return;
+        }
+        inFlight.decrementAndGet();
+        lateUnderWay.incrementAndGet();
+        long wait = context.backoff().missed(push.site());
+        context.metrics().late(push.site());
+        log.warn("{}: push of {} blocks to {} has no answer after {} ms; pushes there wait {} ms, and this one goes on until its deadline",
+                image.name(), push.blocks().length, push.site(), context.config().answerWithin().toMillis(), wait);
+        signal();
     }
 
     /** The blocks as they are now: data, or a zero marker without data; never-written blocks have nothing to send. */
@@ -284,10 +316,17 @@ final class Pusher {
         return allowed;
     }
 
-    private void finished(String site, long[] taken, Sent sent, Throwable failure) {
-        inFlight.decrementAndGet();
+    private void finished(Push push, Sent sent, Throwable failure) {
+        String site = push.site();
+        long[] taken = push.blocks();
+        if (push.lateTimer != null) {
+            push.lateTimer.cancel(false);
+        }
+        (push.counted.compareAndSet(true, false) ? inFlight : lateUnderWay).decrementAndGet();
         if (failure == null) {
-            context.backoff().succeeded(site);
+            if (push.started) {
+                context.backoff().answered(site);
+            }
             int refused = 0;
             for (boolean stored : sent.stored()) {
                 refused += stored ? 0 : 1;
@@ -295,7 +334,7 @@ final class Pusher {
             context.metrics().pushed(site, sent.copies().size(), refused);
         } else {
             blocks.putBack(taken);
-            long wait = context.backoff().failed(site);
+            long wait = push.started ? context.backoff().failed(site) : context.backoff().missed(site);
             context.metrics().failed(site);
             log.warn("{}: push of {} blocks to {} failed; pushes there wait {} ms: {}",
                     image.name(), taken.length, site, wait, HeliotropeException.rootMessage(failure));
@@ -304,4 +343,26 @@ final class Pusher {
     }
 
     private record Sent(List<Copy> copies, boolean[] stored) {}
+
+    /** One push: its site and blocks, whether it went to the site, and whether it still counts among those in flight. */
+    private static final class Push {
+        private final String site;
+        private final long[] blocks;
+        private final AtomicBoolean counted = new AtomicBoolean(true);
+        private volatile boolean started;
+        private volatile ScheduledFuture<?> lateTimer;
+
+        Push(String site, long[] blocks) {
+            this.site = site;
+            this.blocks = blocks;
+        }
+
+        String site() {
+            return site;
+        }
+
+        long[] blocks() {
+            return blocks;
+        }
+    }
 }

@@ -4,6 +4,7 @@ import io.heliotrope.concurrent.CoalescedSteps;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.Replication;
+import io.heliotrope.storage.peer.Backoff;
 import io.heliotrope.storage.propagation.RateLimiter;
 import io.heliotrope.storage.pull.PullStatus.State;
 import io.heliotrope.storage.view.Background;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Queue;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -271,7 +273,7 @@ final class ImagePull implements Background {
         for (Sent failed; (failed = current.failed.poll()) != null; ) {
             failed.lane.pending.addAll(failed.blocks);
             current.pending += failed.blocks.size();
-            failed.lane.backoff(now, context.config());
+            failed.lane.backoff.failed(now);
         }
         long wait = Long.MAX_VALUE;
         boolean progress = true;
@@ -282,7 +284,7 @@ final class ImagePull implements Background {
                 current.pending++;
             }
             for (Lane lane : current.lanes.values()) {
-                long backoff = lane.backoffUntil - now;
+                long backoff = lane.backoff.millisLeft(now);
                 if (backoff > 0) {
                     wait = Math.min(wait, backoff);
                     continue;
@@ -361,7 +363,7 @@ final class ImagePull implements Background {
         if (failure == null) {
             long now = context.nanos();
             lane.window.arrived(bytes, now - start, now);
-            lane.failures.set(0);
+            lane.backoff.succeeded();
             long data = sent.blocks.size() * (long) BLOCK_SIZE;
             pulledBytes.addAndGet(data);
             rate.add(context.clock().millis(), data);
@@ -414,28 +416,27 @@ final class ImagePull implements Background {
         }
 
         Lane lane(String holder, PullContext context) {
-            return lanes.computeIfAbsent(holder, h -> new Lane(h, new PullWindow(context.config())));
+            PullConfig config = context.config();
+            return lanes.computeIfAbsent(holder, h -> new Lane(h, new PullWindow(config),
+                    new Backoff(config.firstBackoff(), config.longestBackoff(), new SplittableRandom())));
         }
     }
 
-    /** What is pulled from one holder: its window, its blocks waiting for room in it, its backoff. */
+    /**
+     * What is pulled from one holder: its window, its blocks waiting for room in it, and how long
+     * nothing is asked of it after failed batches (a window's batches failing together count
+     * once; a batch that arrives ends the wait, so a pull resumes as soon as its path heals).
+     */
     private static final class Lane {
         final String holder;
         final PullWindow window;
+        final Backoff backoff;
         final ArrayDeque<GlobalBlock> pending = new ArrayDeque<>();
-        final AtomicInteger failures = new AtomicInteger();
-        /** Until when (clock millis) nothing is asked of the holder; used by steps only. */
-        long backoffUntil;
 
-        Lane(String holder, PullWindow window) {
+        Lane(String holder, PullWindow window, Backoff backoff) {
             this.holder = holder;
             this.window = window;
-        }
-
-        void backoff(long now, PullConfig config) {
-            int failed = failures.getAndIncrement();
-            long wait = Math.min(config.longestBackoff().toMillis(), config.firstBackoff().toMillis() << Math.min(failed, 20));
-            backoffUntil = Math.max(backoffUntil, now + wait);
+            this.backoff = backoff;
         }
     }
 

@@ -19,13 +19,16 @@ import static java.util.Objects.requireNonNull;
  * @param startWindow the window a pull starts with, in bytes, and doubles per round trip until the path queues
  * @param minWindow the smallest window
  * @param maxWindow the largest window (32 MiB: 3.4 x the bandwidth-delay product of 1 Gbit/s at 75 ms)
- * @param firstBackoff the wait after a failed batch before that holder is asked again; it doubles per failure
- * @param longestBackoff the longest wait after failed batches
+ * @param firstBackoff the longest first wait after a failed batch before that holder is asked again; it doubles
+ *        per failure (each wait is drawn between half of it and all of it: see {@link io.heliotrope.storage.peer.Backoff})
+ * @param longestBackoff the longest wait after failed batches; a batch that arrives ends it. It bounds how
+ *        long a pull takes to resume once a holder that refused connections is back (5 s: a dead holder
+ *        is asked one batch about every 5 s plus a peer timeout)
  */
 public record PullConfig(Duration heatWait, int heatBlocks, int missedGroups, int groupBlocks, Duration target,
                          long startWindow, long minWindow, long maxWindow, Duration firstBackoff, Duration longestBackoff) {
     public static final PullConfig DEFAULT = new PullConfig(Duration.ofMillis(500), 1 << 20, 1 << 16, 16, Duration.ofMillis(50),
-            1 << 20, 64 << 10, 32 << 20, Duration.ofMillis(200), Duration.ofSeconds(30));
+            1 << 20, 64 << 10, 32 << 20, Duration.ofMillis(200), Duration.ofSeconds(5));
 
     public PullConfig {
         requireNonNull(heatWait, "heatWait is null");

@@ -249,8 +249,9 @@ public final class StorageServer implements AutoCloseable {
         ScheduledThreadPoolExecutor pushSteps = BoundedExecutors.scheduled("site-push", 1, QUEUED_PER_IMAGE);
         components.push(() -> BoundedExecutors.shutdown(pushSteps, SHUTDOWN_PATIENCE));
         ExecutorService pushReads = pool("site-push-read", PUSH_READ_THREADS, QUEUED_PER_IMAGE);
+        // A push is late when a peer call would have timed out: the site then waits, the push goes on.
         PropagationManager propagation = new PropagationManager(config.site(), store, peers, pushSteps, pushReads, Clock.systemUTC(), new SplittableRandom(),
-                PropagationConfig.DEFAULT, new PropagationMetrics(registry));
+                PropagationConfig.DEFAULT.withAnswerWithin(config.fetchTimeout().dividedBy(2)), new PropagationMetrics(registry));
         components.push(propagation);
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.holdsForWrite(image.name()) && CopyRule.NEWER.accepts(copy, local),

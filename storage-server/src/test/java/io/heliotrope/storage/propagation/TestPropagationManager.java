@@ -15,7 +15,10 @@ import org.junit.jupiter.api.Test;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
 
@@ -129,33 +132,72 @@ class TestPropagationManager {
     }
 
     @Test
-    void aFailedPushPutsItsBlocksBackAndPushesThereWaitLongerEachTime() {
+    void aFailedPushPutsItsBlocksBackAndPushesThereWaitLongerEachTimeWithJitter() {
         peers.fail(THERE, true);
         ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
         write(1, 1);
         propagation.recordWrite(1, 1);
 
-        scheduler.runDue();
-        assertThat(counter("failed.pushes")).isEqualTo(1);
+        scheduler.advance(Duration.ofSeconds(20));
+        assertThat(counter("failed.pushes")).isEqualTo(peers.failedAt().size());
         assertThat(propagation.queued()).isEqualTo(1);
-        // Waits of 200 ms, then 400 ms.
-        scheduler.advance(Duration.ofMillis(199));
-        assertThat(counter("failed.pushes")).isEqualTo(1);
-        scheduler.advance(Duration.ofMillis(1));
-        assertThat(counter("failed.pushes")).isEqualTo(2);
-        scheduler.advance(Duration.ofMillis(399));
-        assertThat(counter("failed.pushes")).isEqualTo(2);
-        scheduler.advance(Duration.ofMillis(1));
-        assertThat(counter("failed.pushes")).isEqualTo(3);
+        // The n-th wait is drawn from [c/2, c], c = min(5 s, 200 ms * 2^(n-1)); one push goes after each (a trial).
+        List<Long> at = peers.failedAt();
+        assertThat(at).hasSizeBetween(8, 12);
+        Set<Long> waits = new HashSet<>();
+        for (int n = 1; n < at.size(); n++) {
+            long ceiling = Math.min(5000, 200L << (n - 1));
+            long wait = at.get(n) - at.get(n - 1);
+            assertThat(wait).as("wait %d", n).isBetween(ceiling / 2, ceiling);
+            waits.add(wait);
+        }
+        assertThat(waits).as("jittered").hasSizeGreaterThan(1);
 
         peers.fail(THERE, false);
-        scheduler.advance(Duration.ofMillis(799));
-        assertThat(peers.pushes()).isEmpty();
-        scheduler.advance(Duration.ofMillis(1));
+        scheduler.advance(Duration.ofSeconds(5));
         assertThat(peers.pushes()).hasSize(1);
         assertThat(propagation.queued()).isZero();
-        // A step per pause while waiting, never a spin.
-        assertThat(scheduler.ran()).isLessThan(40);
+        // A few tasks per pause while waiting, never a spin.
+        assertThat(scheduler.ran()).isLessThan(25_000 / 100 * 3);
+    }
+
+    @Test
+    void aSiteCutOffGetsNoMoreThanThePushesUnderWayWhichLandOnceAtTheHealAndThenEveryPushResumes() {
+        ImagePropagation propagation = writtenWithThereCutOff(2, Duration.ofMinutes(2), 8);
+
+        scheduler.advance(Duration.ofSeconds(60));
+        assertThat(counter("pushed.bytes")).as("sent: the two pushes under way at the cut, nothing after").isEqualTo(2 * DATA_COPY);
+        assertThat(counter("late.pushes")).isEqualTo(2);
+        assertThat(counter("failed.pushes")).isZero();
+        assertThat(propagation.queued()).isEqualTo(6);
+
+        peers.heal(THERE);
+        scheduler.advance(Duration.ofMillis(100));
+
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies).extracting(Pushed::block)
+                .as("every block once").containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
+        assertThat(propagation.queued()).isZero();
+    }
+
+    @Test
+    void aPushUnansweredPastItsDeadlineFailsAndItsBlocksGoAgainAfterTheHealAndAClosedImageDrainsOnlyThen() {
+        ImagePropagation propagation = writtenWithThereCutOff(1, Duration.ofSeconds(10), 2);
+        propagation.close();
+
+        scheduler.advance(Duration.ofSeconds(60));
+        // One push, late at 1 s and failed at 10 s; then a trial each 10 s deadline plus a wait of at most 5 s.
+        assertThat(counter("pushed.bytes") / DATA_COPY).isBetween(4.0, 6.0);
+        double sent = counter("pushed.bytes") / DATA_COPY;
+        assertThat(counter("failed.pushes")).as("all but the one under way, if any").isBetween(sent - 1, sent);
+        assertThat(manager.backlogs()).as("still draining").containsOnlyKeys("disk");
+
+        peers.heal(THERE);
+        // The push under way lands now; if none was, the next trial goes within the longest wait.
+        scheduler.advance(Duration.ofSeconds(6));
+
+        assertThat(peers.pushes()).flatExtracting(TestingPeers.Push::copies).extracting(Pushed::block).contains(0L, 1L);
+        assertThat(manager.backlogs()).isEmpty();
+        assertThat(registry.get("heliotrope.propagation.queue").gauge().value()).isZero();
     }
 
     @Test
@@ -388,6 +430,16 @@ class TestPropagationManager {
 
         assertThat(onDemand.queued()).isEqualTo(4);
         assertThat(manager.backlogs()).isEmpty();
+    }
+
+    /** An image that pushes a block a push, late after 1 s, with {@code blocks} written once {@link #THERE} was cut off. */
+    private ImagePropagation writtenWithThereCutOff(int pushesInFlight, Duration pushDeadline, int blocks) {
+        manager = manager(new PropagationConfig(1, pushesInFlight, Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofSeconds(5), 1000,
+                Duration.ofSeconds(1), pushDeadline));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication(1000, 0, TO_THERE));
+        peers.cut(THERE);
+        writeAll(propagation, blocks);
+        return propagation;
     }
 
     private PropagationManager manager(PropagationConfig config) {

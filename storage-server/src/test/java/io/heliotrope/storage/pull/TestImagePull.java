@@ -223,12 +223,33 @@ class TestImagePull {
         scheduler.runDue();
         assertThat(target.asked()).hasSize(8);
 
+        // The first wait is drawn from 100 to 200 ms.
         target.failAll();
-        scheduler.advance(Duration.ofMillis(199));
+        scheduler.advance(Duration.ofMillis(99));
         assertThat(target.asked()).hasSize(8);
-        scheduler.advance(Duration.ofMillis(1));
+        scheduler.advance(Duration.ofMillis(101));
         assertThat(target.asked()).hasSize(16);
         assertThat(state()).isEqualTo(State.RUNNING);
+    }
+
+    @Test
+    void aHolderWhoseBatchesFailedIsAskedAgainWithinDoublingWaitsAndFromTheFirstAgainOnceABatchArrives() {
+        TestingSession session = running(1 << 16);
+        int asked = target.asked().size();
+
+        // What is under way fails together, three times: waits of at most 200, 400 and 800 ms.
+        for (int round = 0; round < 3; round++) {
+            target.failAll();
+            scheduler.advance(Duration.ofMillis(200L << round));
+            assertThat(target.asked().size()).as("asked again after round %d", round).isGreaterThan(asked);
+            asked = target.asked().size();
+        }
+        target.completeAll(session);
+        scheduler.runDue();
+        asked = target.asked().size();
+        target.failAll();
+        scheduler.advance(Duration.ofMillis(200));
+        assertThat(target.asked().size()).as("a wait of 200 ms at most after the arrival").isGreaterThan(asked);
     }
 
     /** Completes the batches under way: nothing more is asked after them. */

@@ -35,7 +35,8 @@ import static java.util.Objects.requireNonNull;
  * {@link Peers} over gRPC. A call's blocks travel in batches of at most {@value #BATCH}
  * (1 MiB of data), spread over as many of the site's connections as there are batches, a
  * stream on each; answers come back in the order asked. Every call has the configured
- * timeout as its deadline, and fails with {@code PEER_UNAVAILABLE} when it passes. A
+ * timeout as its deadline (a push may be given its own), and fails with
+ * {@code PEER_UNAVAILABLE} when it passes. A
  * background pull's fetches travel on connections of their own, marked as background.
  */
 public final class GrpcPeers implements Peers {
@@ -67,7 +68,7 @@ public final class GrpcPeers implements Peers {
         long start = System.nanoTime();
         List<List<Wanted>> batches = batches(wanted);
         CompletableFuture<List<Copy>> fetched = inBatches(site, background, batches.size(),
-                i -> PeerProtos.fetchRequest(image, batches.get(i), background), PeerServiceStub::fetch)
+                i -> PeerProtos.fetchRequest(image, batches.get(i), background), PeerServiceStub::fetch, config.timeout())
                 .thenApply(responses -> {
                     List<Copy> copies = new ArrayList<>(wanted.size());
                     for (int i = 0; i < responses.size(); i++) {
@@ -81,8 +82,14 @@ public final class GrpcPeers implements Peers {
 
     @Override
     public CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies) {
+        return push(site, image, copies, config.timeout());
+    }
+
+    @Override
+    public CompletableFuture<boolean[]> push(String site, ImageRef image, List<Copy> copies, Duration timeout) {
         List<List<Copy>> batches = batches(copies);
-        CompletableFuture<boolean[]> pushed = inBatches(site, false, batches.size(), i -> PeerProtos.pushRequest(image, batches.get(i)), PeerServiceStub::push)
+        CompletableFuture<boolean[]> pushed = inBatches(site, false, batches.size(), i -> PeerProtos.pushRequest(image, batches.get(i)), PeerServiceStub::push,
+                timeout)
                 .thenApply(responses -> {
                     boolean[] stored = new boolean[copies.size()];
                     int count = 0;
@@ -168,7 +175,7 @@ public final class GrpcPeers implements Peers {
      * completes with the answers in the order of the batches.
      */
     private <Q, R> CompletableFuture<List<R>> inBatches(String site, boolean bulk, int count, IntFunction<Q> request,
-                                                       BiFunction<PeerServiceStub, StreamObserver<R>, StreamObserver<Q>> method) {
+                                                       BiFunction<PeerServiceStub, StreamObserver<R>, StreamObserver<Q>> method, Duration timeout) {
         if (count == 0) {
             return CompletableFuture.completedFuture(List.of());
         }
@@ -179,7 +186,7 @@ public final class GrpcPeers implements Peers {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Deadline deadline = deadline();
+        Deadline deadline = deadline(timeout);
         int perStream = (count + taken.size() - 1) / taken.size();
         List<ClientBatches<Q, R>> streams = new ArrayList<>(taken.size());
         for (int i = 0; i * perStream < count; i++) {
@@ -203,7 +210,11 @@ public final class GrpcPeers implements Peers {
     }
 
     private Deadline deadline() {
-        return Deadline.after(config.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        return deadline(config.timeout());
+    }
+
+    private static Deadline deadline(Duration timeout) {
+        return Deadline.after(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /**
