@@ -31,7 +31,7 @@ class QuorumLossIT {
         String controllers = controllers();
         try (TestingSite site = TestingSite.start("--site", "site-a", "--controller", controllers, "--checkpoint-interval", "1s",
                 "--lease-hold", "60s")) {
-            helio("image", "create", "held", "--size", "64M", "--controller", controllers).assertSuccess();
+            helio("image", "create", "held", "--size", "64M", "--mode", "on-demand", "--controller", controllers).assertSuccess();
             VerifiedWrites writes = new VerifiedWrites(site.nbdUri("held"), "60m", "4m");
             try (ChildProcess fio = writes.start()) {
                 long metaSeq = awaitCheckpoint("held");

@@ -97,12 +97,20 @@ final class ControllerSession implements ImageSession {
     private volatile String fenced;
     private final IoGate gate;
     private final long holdNanos;
-    /** Guards {@link #pausedForLapse} and {@link #pauses}. */
+    /** Guards the fields below. */
     private final Object pauseLock = new Object();
     /** Whether this session paused the gate because its lease may lapse. Guarded by pauseLock. */
     private boolean pausedForLapse;
     /** How many times it did. Guarded by pauseLock. */
     private long pauses;
+    /**
+     * What pauses the gate when the lease may lapse, what ends a hold, and a renewal repeated
+     * during one: replaced as renewals come, cancelled with the renewals (one-shot tasks left
+     * in the scheduler would hold its shutdown up). Guarded by pauseLock.
+     */
+    private ScheduledFuture<?> lapseWatch;
+    private ScheduledFuture<?> holdEnd;
+    private ScheduledFuture<?> retry;
     /** The validUntilNanos whose lapse was last logged. */
     private volatile long lapseLogged;
     private boolean closed;
@@ -362,7 +370,12 @@ final class ControllerSession implements ImageSession {
                 if (refused(e) && !followedRollback()) {
                     fence(e.getMessage());
                 } else if (!refused(e)) {
-                    log.warn("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+                    // Once a hold began, it said why; the renewals then repeat every tenth of the TTL.
+                    if (held()) {
+                        log.debug("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+                    } else {
+                        log.warn("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+                    }
                     retryWhileHeld();
                 }
             } catch (RuntimeException e) {
@@ -382,7 +395,11 @@ final class ControllerSession implements ImageSession {
             try {
                 flush(false);
             } catch (RuntimeException e) {
-                log.warn("{}: checkpoint failed, will retry: {}", info.name(), e.getMessage());
+                if (held()) {
+                    log.debug("{}: checkpoint failed, will retry: {}", info.name(), e.getMessage());
+                } else {
+                    log.warn("{}: checkpoint failed, will retry: {}", info.name(), e.getMessage());
+                }
             }
         }
     }
@@ -401,7 +418,7 @@ final class ControllerSession implements ImageSession {
         if (checkpoints != null) {
             checkpoints.cancel(false);
         }
-        renewal.cancel(false);
+        stopRenewing();
         synchronized (flushLock) {
             closed = true;
             List<BlockVersion> dirty = ownDirty();
@@ -466,7 +483,7 @@ final class ControllerSession implements ImageSession {
         if (checkpoints != null) {
             checkpoints.cancel(false);
         }
-        renewal.cancel(false);
+        stopRenewing();
         synchronized (flushLock) {
             if (!closed) {
                 closed = true;
@@ -480,7 +497,7 @@ final class ControllerSession implements ImageSession {
 
     /** Gives the lease up without flushing: the session never served anything. */
     void abandon() {
-        renewal.cancel(false);
+        stopRenewing();
         synchronized (flushLock) {
             closed = true;
             flush(true);
@@ -503,7 +520,7 @@ final class ControllerSession implements ImageSession {
             }
         } finally {
             // Only now: a long final flush must not outlive the lease.
-            renewal.cancel(false);
+            stopRenewing();
         }
     }
 
@@ -576,16 +593,43 @@ final class ControllerSession implements ImageSession {
             validUntilNanos = until;
             // A renewal that took so long that its validity is nearly over already keeps them held: the next one resumes them.
             resumed = pausedForLapse && pauseAt - System.nanoTime() > 0;
-            pausedForLapse &= !resumed;
+            if (resumed) {
+                pausedForLapse = false;
+                cancel(holdEnd);
+            }
+            cancel(lapseWatch);
+            lapseWatch = renewal.isCancelled() ? null
+                    : schedule(() -> pauseIfLapsing(until), Math.max(0, pauseAt - System.nanoTime()), "lapse watch");
         }
         if (resumed) {
             gate.resume();
             log.info("{}: lease renewed (epoch {}): serving the held reads and writes", info.name(), epoch);
         }
+    }
+
+    /** Stops the renewals, and the tasks that watch them. */
+    private void stopRenewing() {
+        renewal.cancel(false);
+        synchronized (pauseLock) {
+            cancel(lapseWatch);
+            cancel(holdEnd);
+            cancel(retry);
+        }
+    }
+
+    private static void cancel(ScheduledFuture<?> task) {
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+
+    /** {@code task} on the scheduler in {@code delayNanos}; null when the site is stopping. */
+    private ScheduledFuture<?> schedule(Runnable task, long delayNanos, String what) {
         try {
-            scheduler.schedule(() -> pauseIfLapsing(until), Math.max(0, pauseAt - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
-            log.debug("{}: no lapse watch, the site is stopping: {}", info.name(), e.getMessage());
+            log.debug("{}: no {}, the site is stopping: {}", info.name(), what, e.getMessage());
+            return null;
         }
     }
 
@@ -599,29 +643,26 @@ final class ControllerSession implements ImageSession {
             pausedForLapse = true;
             pause = ++pauses;
             gate.pause();
+            holdEnd = schedule(() -> endHold(pause), holdNanos, "end to the hold");
         }
         log.warn("{}: holding reads and writes (epoch {}): no renewal reached a controller for {} ms, and the lease may lapse; "
                 + "held up to {} ms while renewals go on", info.name(), epoch, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - until + ttlNanos * 4 / 5),
                 TimeUnit.NANOSECONDS.toMillis(holdNanos));
-        try {
-            scheduler.schedule(() -> endHold(pause), holdNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            log.debug("{}: no end to the hold, the site is stopping: {}", info.name(), e.getMessage());
-        }
         renewSoon();
+    }
+
+    private boolean held() {
+        synchronized (pauseLock) {
+            return pausedForLapse;
+        }
     }
 
     /** While reads and writes are held, renews again a tenth of the TTL after a renewal failed, not a third: they go on the sooner. */
     private void retryWhileHeld() {
         synchronized (pauseLock) {
-            if (!pausedForLapse) {
-                return;
+            if (pausedForLapse && (retry == null || retry.isDone()) && !renewal.isCancelled()) {
+                retry = schedule(this::renewSoon, ttlNanos / 10, "renewal soon");
             }
-        }
-        try {
-            scheduler.schedule(this::renewSoon, ttlNanos / 10, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
-            log.debug("{}: no renewal soon, the site is stopping: {}", info.name(), e.getMessage());
         }
     }
 
@@ -632,6 +673,7 @@ final class ControllerSession implements ImageSession {
                 return;
             }
             pausedForLapse = false;
+            cancel(retry);
         }
         gate.resume();
         log.warn("{}: no renewal reached a controller within the hold of {} ms: reads and writes fail (EIO) until one does",
