@@ -97,6 +97,7 @@ class HelioUpIT {
 
         try (ChildProcess up = ChildProcess.start("helio-up", command)) {
             String demo = up.awaitOutput(DEMO_URL, Duration.ofSeconds(120)).group(1);
+            up.awaitOutput(Pattern.compile("Press Ctrl-C to stop"), Duration.ofSeconds(10));
             List<MatchResult> children = CHILD_CONTROLLER.matcher(up.output()).results().toList();
             assertThat(children).as("the other controllers in the banner:%n%s", up.output()).hasSize(2);
             ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 1M 64k", demo);
