@@ -174,6 +174,20 @@ class TestClusterCommands {
     }
 
     @Test
+    void aListOfControllersIsServedByTheFirstThatAnswersAndStatusSaysHowEachOneIs() {
+        String controllers = "127.0.0.1:1," + controller.target();
+        HelioRun result = HelioRun.of("status", "--controller", controllers);
+
+        assertThat(result.exitCode()).isZero();
+        assertThat(result.stdout()).startsWith("the controller at " + controllers + " (from --controller), at 2023-11-14T22:13:20Z\ncontrollers:\n")
+                .containsPattern("\\n  127\\.0\\.0\\.1:1 +down: cannot reach the controller at 127\\.0\\.0\\.1:1")
+                .contains("\n  " + controller.target() + "  up\n")
+                .contains("\n  virginia  up ");
+        assertThat(HelioRun.of("image", "ls", "--controller", "127.0.0.1:1,oops")).isEqualTo(new HelioRun(1, "",
+                "helio: invalid address of the controller at 127.0.0.1:1,oops (from --controller): 'oops' in '127.0.0.1:1,oops' is not HOST:PORT\n"));
+    }
+
+    @Test
     void siteOnlyOptionsAreRefusedByAStandaloneSite() {
         assertThat(HelioRun.of("image", "import", "/dev/null", "x", "--site", "virginia", "--server", "127.0.0.1:1")).isEqualTo(new HelioRun(1, "",
                 "helio: --site picks one of a controller's sites; this command talks to the site at 127.0.0.1:1 (from --server) alone\n"));

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
 
 import static io.heliotrope.it.Tools.ok;
@@ -27,6 +28,8 @@ class HelioUpIT {
     private static final Pattern METRICS_URL = Pattern.compile("metrics +: (http://\\S+/metrics)\\n");
     private static final Pattern STATUS_PAGE = Pattern.compile("status +: (http://127\\.0\\.0\\.1:\\d+/) ");
     private static final Pattern LOG_FILE = Pattern.compile("log +: (\\S+)\\n");
+    /** A controller of {@code --controllers N} beside helio up's own: where it listens and its pid. */
+    private static final Pattern CHILD_CONTROLLER = Pattern.compile(" (\\S+) is pid (\\d+), log ");
     /** A library's INFO event in the log file: its message. */
     private static final Pattern LIBRARY_INFO = Pattern.compile("(?m)^\\S+ \\S+ INFO  \\[[^\\]]*\\] (?!io\\.heliotrope\\.)\\S+ - (.{20,})$");
 
@@ -82,6 +85,28 @@ class HelioUpIT {
             List<String> libraryInfo = LIBRARY_INFO.matcher(file).results().map(info -> info.group(1)).toList();
             assertThat(libraryInfo).hasSizeGreaterThan(50);
             assertThat(libraryInfo).as("the libraries' INFO events on the console").noneMatch(console::contains);
+            assertThat(up.stop()).as("stopped within 20 s of SIGTERM; output:%n%s", up.output()).isTrue();
+        }
+    }
+
+    /** The drill of docs/faults.md: the controller the sites use first killed, the demo image is read and written as before. */
+    @Test
+    void upRunsThreeControllersAndTheSitesOutliveTheFirstOne(@TempDir Path dataDir) throws Exception {
+        List<String> command = Tools.helioCommand(List.of("-Xmx1g"), "up", "--data-dir", dataDir.toString(), "--controllers", "3",
+                "--nbd-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--controller-port", "0", "--status-port", "0");
+
+        try (ChildProcess up = ChildProcess.start("helio-up", command)) {
+            String demo = up.awaitOutput(DEMO_URL, Duration.ofSeconds(120)).group(1);
+            up.awaitOutput(Pattern.compile("Press Ctrl-C to stop"), Duration.ofSeconds(10));
+            List<MatchResult> children = CHILD_CONTROLLER.matcher(up.output()).results().toList();
+            assertThat(children).as("the other controllers in the banner:%n%s", up.output()).hasSize(2);
+            ok("qemu-io", "-f", "raw", "-c", "write -P 0x5a 1M 64k", demo);
+
+            ok("kill", "-9", children.get(0).group(2));
+            Await.until("the sites moved to the next controller", Duration.ofSeconds(60),
+                    () -> up.output().contains("stopped answering; calls go to controller at "));
+            ok("qemu-io", "-f", "raw", "-c", "read -P 0x5a 1M 64k", "-c", "write -P 0x6b 2M 64k", demo);
+            ok("qemu-io", "-f", "raw", "-c", "read -P 0x6b 2M 64k", demo);
             assertThat(up.stop()).as("stopped within 20 s of SIGTERM; output:%n%s", up.output()).isTrue();
         }
     }

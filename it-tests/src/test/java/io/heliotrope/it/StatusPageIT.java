@@ -95,8 +95,12 @@ class StatusPageIT {
                 browser.await("the page to tell of the controller's trouble", TIMEOUT,
                         "return document.getElementById('connection').dataset.state === 'error';");
                 assertThat(browser.text("#connection")).startsWith("the controller answers 503: ");
+                browser.await("the page to say ZooKeeper is the part that is down", TIMEOUT,
+                        "return document.getElementById('zookeeper').dataset.state === 'down';");
+                assertThat(browser.text("#zookeeper")).startsWith("ZooKeeper DOWN for ");
                 ensemble.restartKilled();
                 browser.await("the page live again", TIMEOUT, "return document.getElementById('connection').dataset.state === 'live';");
+                assertThat(browser.text("#zookeeper")).isEqualTo("ZooKeeper up");
 
                 controller.kill9();
                 browser.await("the page to notice the controller is gone", TIMEOUT,

@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
  * calls on the caller's executor, which the caller closes after the server.
  */
 public final class GrpcServers {
+    /** The most often our clients ping a server while calls are under way. */
+    public static final long CLIENT_KEEPALIVE_SECONDS = 10;
     private GrpcServers() {}
 
     public static Server start(InetSocketAddress address, Executor executor, BindableService service) throws IOException {
@@ -42,6 +44,8 @@ public final class GrpcServers {
         NettyServerBuilder builder = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
                 .executor(executor)
                 .flowControlWindow(flowControlWindow)
+                // Clients ping as often as gRPC lets them during long calls, to find a server that hangs; half that leaves room for jitter.
+                .permitKeepAliveTime(CLIENT_KEEPALIVE_SECONDS * 1000 / 2, TimeUnit.MILLISECONDS)
                 .fallbackHandlerRegistry(later);
         for (BindableService service : services) {
             builder.addService(service);

@@ -16,6 +16,7 @@ import io.heliotrope.proto.controller.v1.RttMatrix;
 import io.heliotrope.proto.controller.v1.Site;
 import io.heliotrope.proto.controller.v1.SetImageRequest;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** The controller's image catalog, RTT matrix and cluster view as the CLI uses them. */
@@ -52,6 +53,12 @@ public final class CatalogClient extends GrpcClient {
     /** Every site, the RTT matrix and every image, each merged with what the sites report. */
     public ClusterStatus clusterStatus() {
         return call(() -> blocking().getClusterStatus(GetClusterStatusRequest.getDefaultInstance()));
+    }
+
+    /** {@link #clusterStatus()} within {@code deadline}: whether this controller answers, and whether it reaches ZooKeeper. */
+    public ClusterStatus clusterStatus(Duration deadline) {
+        return call(() -> ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(deadline.toMillis(), TimeUnit.MILLISECONDS)
+                .getClusterStatus(GetClusterStatusRequest.getDefaultInstance()));
     }
 
     /** One image merged with what each site reports, and the cluster's sites; {@link HeliotropeException} when the catalog has no such image. */

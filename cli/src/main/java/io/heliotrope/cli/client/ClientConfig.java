@@ -22,6 +22,8 @@ import java.util.Optional;
  * <pre>{@code
  * controller: "127.0.0.1:7400"
  * }</pre>
+ * or, for several controllers of one ensemble (the first that answers is used),
+ * {@code controller: "127.0.0.1:7400,127.0.0.1:7401,127.0.0.1:7402"}.
  */
 public record ClientConfig(String controller) {
     private static final ObjectMapper MAPPER = YAMLMapper.builder()

@@ -5,9 +5,9 @@ import picocli.CommandLine.ScopeType;
 
 /** {@code --controller} and {@code --server}, which override the {@link Target} a command finds by itself. */
 public final class TargetOptions {
-    @Option(names = "--controller", paramLabel = "HOST:PORT", scope = ScopeType.INHERIT,
-            description = "The cluster's controller (default: $" + Target.ENV + ", else the one `helio up` wrote to "
-                    + "~/.config/heliotrope/client.yaml).")
+    @Option(names = "--controller", paramLabel = "HOST:PORT[,HOST:PORT...]", scope = ScopeType.INHERIT,
+            description = "The cluster's controller, or several (the first that answers is used) (default: $" + Target.ENV
+                    + ", else the ones `helio up` wrote to ~/.config/heliotrope/client.yaml).")
     String controller;
 
     @Option(names = "--server", paramLabel = "HOST:PORT", scope = ScopeType.INHERIT,

@@ -47,7 +47,9 @@ public final class SiteOptions {
                     + "than that: lower latency for clients with one request in flight, at the cost of a busy CPU meanwhile; 0s never polls (default: 50us).")
     Duration nbdPoll;
 
-    @Option(names = "--controller", paramLabel = "HOST:PORT", description = "Join the controller there (default: run standalone).")
+    @Option(names = "--controller", paramLabel = "HOST:PORT[,HOST:PORT...]",
+            description = "Join the controller there, or the controllers of one ZooKeeper ensemble: calls go to the next one, in order, "
+                    + "when the one in use stops answering (default: run standalone).")
     String controller;
 
     @Option(names = "--checkpoint-interval", paramLabel = "DURATION", converter = DurationConverter.class,
@@ -56,6 +58,12 @@ public final class SiteOptions {
 
     @Option(names = "--checkpoint-blocks", paramLabel = "N", description = "Blocks written since the last checkpoint that start one early (default: 65536).")
     Long checkpointBlocks;
+
+    @Option(names = "--lease-hold", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "How long an image open for write holds its reads and writes, neither served nor failed, when no renewal of its "
+                    + "lease reaches a controller in time (ZooKeeper's quorum lost, every controller down), before they fail with EIO; "
+                    + "they go on as soon as a renewal succeeds (default: 60s; 0s fails them at once).")
+    Duration leaseHold;
 
     @Option(names = "--open-wait", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long opening an image waits for another site to close it and release its write lease (default: 10s).")
@@ -141,6 +149,7 @@ public final class SiteOptions {
         overrides.put("peerBulkConnections", peerBulkConnections);
         overrides.put("pullOrder", pullOrder);
         overrides.put("handoffBoost", handoffBoost);
+        overrides.put("leaseHold", leaseHold);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

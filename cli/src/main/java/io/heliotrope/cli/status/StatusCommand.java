@@ -7,6 +7,7 @@ import io.heliotrope.cli.client.TargetOptions;
 import io.heliotrope.cli.client.VmClient;
 import io.heliotrope.cli.print.Json;
 import io.heliotrope.cli.vm.VmViews;
+import io.heliotrope.proto.cli.v1.VmList;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -29,7 +30,10 @@ public final class StatusCommand implements Callable<Integer> {
         Target resolved = target.target();
         if (resolved.kind() == Target.Kind.CONTROLLER) {
             try (CatalogClient catalog = new CatalogClient(resolved); VmClient vms = new VmClient(resolved)) {
-                Json.print(json, catalog.clusterStatus(), System.out, (cluster, out) -> StatusReport.cluster(cluster, VmViews.list(vms, catalog), resolved, out));
+                Json.print(json, catalog.clusterStatus(), System.out, (cluster, out) -> StatusReport.cluster(cluster,
+                        cluster.hasZookeeper() && !cluster.getZookeeper().getConnected() ? VmList.getDefaultInstance() : VmViews.list(vms, catalog),
+                        ControllerStates.of(resolved),
+                        resolved, out));
             }
         } else {
             try (ImageClient site = new ImageClient(resolved)) {

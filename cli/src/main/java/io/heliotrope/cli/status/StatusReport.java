@@ -11,6 +11,7 @@ import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.Lease;
 import io.heliotrope.proto.controller.v1.SiteHealth;
 import io.heliotrope.proto.controller.v1.SiteImageState;
+import io.heliotrope.proto.controller.v1.ZooKeeperHealth;
 import io.heliotrope.proto.storage.v1.PeerTraffic;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
 import io.heliotrope.proto.storage.v1.SiteStatus;
@@ -25,9 +26,25 @@ import static io.heliotrope.cli.print.Sizes.format;
 final class StatusReport {
     private StatusReport() {}
 
-    static void cluster(ClusterStatus cluster, VmList vms, Target controller, PrintStream out) {
+    static void cluster(ClusterStatus cluster, VmList vms, ControllerStates controllers, Target controller, PrintStream out) {
         long now = cluster.getGeneratedEpochMillis();
         out.println(controller.describe() + ", at " + Instant.ofEpochMilli(now));
+        if (!controllers.states().isEmpty()) {
+            out.println("controllers:");
+            Table table = new Table("<<", "ADDRESS", "STATE");
+            controllers.states().forEach(state -> table.add(state.address(), state.state()));
+            table.print(out, "  ");
+        }
+        ZooKeeperHealth zookeeper = cluster.getZookeeper();
+        if (cluster.hasZookeeper()) {
+            out.println("zookeeper: " + (zookeeper.getConnected() ? "up" : "DOWN (out of reach, or its quorum is lost)") + " at " + zookeeper.getConnect()
+                    + ", for " + Ages.format(Math.max(0, now - zookeeper.getSinceEpochMillis())));
+        }
+        if (cluster.hasZookeeper() && !zookeeper.getConnected()) {
+            out.println("  opens and creates fail until it is back; images open for write are served while their leases last, then their");
+            out.println("  reads and writes wait (the sites' --lease-hold) for a renewal; the catalog and the RTT matrix are in ZooKeeper:");
+            out.println("  the sites below are those last registered");
+        }
         out.println("sites:");
         Table sites = new Table("<<<<<<", "SITE", "STATE", "GRPC", "NBD", "LAST SEEN", "NOTE");
         for (SiteHealth site : cluster.getSitesList()) {

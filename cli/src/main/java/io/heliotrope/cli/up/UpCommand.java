@@ -67,6 +67,12 @@ public final class UpCommand implements Callable<Integer> {
             description = "gRPC port of the embedded controller (default: ${DEFAULT-VALUE}; 0 picks one).")
     int controllerPort;
 
+    @Option(names = "--controllers", paramLabel = "N", defaultValue = "1",
+            description = "How many controllers to run on the embedded ZooKeeper: this process's, and N-1 more, each a `helio controller` "
+                    + "child process on the ports after --controller-port and --status-port. The sites and client.yaml list the children "
+                    + "first: kill -9 one (its pid is printed) and the sites go on through the next (default: ${DEFAULT-VALUE}).")
+    int controllers;
+
     @Option(names = "--status-port", paramLabel = "PORT", defaultValue = "" + ControllerConfig.DEFAULT_STATUS_PORT,
             description = "HTTP port of the controller's status page, its JSON API and /metrics (default: ${DEFAULT-VALUE}; 0 picks one).")
     int statusPort;
@@ -90,6 +96,9 @@ public final class UpCommand implements Callable<Integer> {
         if (base.dataDir() == null) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "helio up keeps ZooKeeper's data on disk: give --data-dir");
         }
+        if (controllers < 1 || controllers > 9) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--controllers must be between 1 and 9: " + controllers);
+        }
         LinkConfig wan = wanLink();
         int[] ports = sitePorts(base);
         List<ServerPort> listening = serverPorts(base.bind(), ports);
@@ -104,12 +113,16 @@ public final class UpCommand implements Callable<Integer> {
         StorageServer second;
         String controllerTarget;
         String statusPage;
+        List<ControllerProcesses.Child> children;
         try {
             EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(base.dataDir().resolve("zookeeper"), 0);
             parts.push(zookeeper);
             ControllerServer controller = ControllerServer.start(new ControllerConfig(zookeeper.connectString(), CONTROLLER_BIND, controllerPort, statusPort, null, null, null));
             parts.push(controller);
-            InetSocketAddress controllerAddress = new InetSocketAddress(base.localHost(), controller.grpcPort());
+            ControllerProcesses others = ControllerProcesses.start(controllers - 1, zookeeper.connectString(), CONTROLLER_BIND, next(controllerPort),
+                    next(statusPort), log.toAbsolutePath().getParent());
+            parts.push(others);
+            children = others.children();
             controllerTarget = base.localHost() + ":" + controller.grpcPort();
             statusPage = "http://" + CONTROLLER_BIND + ":" + controller.statusPort() + "/";
             createDemo(controllerTarget, base.bind(), ports);
@@ -118,8 +131,10 @@ public final class UpCommand implements Callable<Integer> {
             parts.push(emulator);
             String toSecond = address(link(emulator, FIRST, SECOND, new InetSocketAddress(base.localHost(), ports[4]), wan));
             String toFirst = address(link(emulator, SECOND, FIRST, new InetSocketAddress(base.localHost(), ports[1]), wan));
-            String firstToController = address(link(emulator, FIRST, "controller", controllerAddress, LinkConfig.direct()));
-            String secondToController = address(link(emulator, SECOND, "controller", controllerAddress, wan));
+            List<String> controllerTargets = new ArrayList<>(children.stream().map(ControllerProcesses.Child::target).toList());
+            controllerTargets.add(controllerTarget);
+            String firstToController = controllerLinks(emulator, FIRST, controllerTargets, LinkConfig.direct());
+            String secondToController = controllerLinks(emulator, SECOND, controllerTargets, wan);
 
             // Each site takes incoming migrations on ports of its own (taiwan's follow virginia's), each behind a link of the WAN.
             SiteConfig firstConfig = base.forSite(FIRST, base.dataDir().resolve(FIRST), ports[0], ports[1], ports[2], firstToController,
@@ -141,13 +156,44 @@ public final class UpCommand implements Callable<Integer> {
             all.close();
             throw PortsInUse.explain(e, listening);
         }
-        ClientConfig.save(controllerTarget);
-        printBanner(base, controllerTarget, statusPage, first, second, log);
+        String allControllers = String.join(",", children.stream().map(ControllerProcesses.Child::target).toList())
+                + (children.isEmpty() ? "" : ",") + controllerTarget;
+        ClientConfig.save(allControllers);
+        printBanner(base, allControllers, children, statusPage, first, second, log);
         return Running.untilStopped(all);
+    }
+
+    /** The port after {@code port}, for the next controller; 0 (a free one) stays 0. */
+    private static int next(int port) {
+        return port == 0 ? 0 : port + 1;
+    }
+
+    /** Links from site {@code from} to each controller, in their order, as {@code --controller} lists them. */
+    private static String controllerLinks(WanEmulator emulator, String from, List<String> targets, LinkConfig config) {
+        List<String> links = new ArrayList<>();
+        for (String target : targets) {
+            int colon = target.lastIndexOf(':');
+            InetSocketAddress address = new InetSocketAddress(target.substring(0, colon), Integer.parseInt(target.substring(colon + 1)));
+            links.add(address(link(emulator, from, targets.size() == 1 ? "controller" : "controller " + target, address, config)));
+        }
+        return String.join(",", links);
     }
 
     /** What listens where: {@code ports} are NBD, gRPC and metrics of virginia, then of taiwan. */
     private List<ServerPort> serverPorts(String bind, int[] ports) {
+        List<ServerPort> listening = new ArrayList<>(siteAndControllerPorts(bind, ports));
+        for (int i = 1; i < controllers; i++) {
+            if (controllerPort != 0) {
+                listening.add(new ServerPort("controller " + (i + 1) + " gRPC", CONTROLLER_BIND, controllerPort + i, "--controller-port"));
+            }
+            if (statusPort != 0) {
+                listening.add(new ServerPort("controller " + (i + 1) + " status page", CONTROLLER_BIND, statusPort + i, "--status-port"));
+            }
+        }
+        return listening;
+    }
+
+    private List<ServerPort> siteAndControllerPorts(String bind, int[] ports) {
         return List.of(new ServerPort("controller gRPC", CONTROLLER_BIND, controllerPort, "--controller-port"),
                 new ServerPort("controller status page", CONTROLLER_BIND, statusPort, "--status-port"),
                 new ServerPort(FIRST + " NBD", bind, ports[0], "--nbd-port"),
@@ -178,7 +224,8 @@ public final class UpCommand implements Callable<Integer> {
                 .build();
     }
 
-    private void printBanner(SiteConfig base, String controller, String statusPage, StorageServer first, StorageServer second, Path log) {
+    private void printBanner(SiteConfig base, String controller, List<ControllerProcesses.Child> children, String statusPage, StorageServer first,
+            StorageServer second, Path log) {
         String host = base.localHost();
         System.out.println("Heliotrope is up: sites " + FIRST + " and " + SECOND + ", " + wanRtt + " round trip and " + wanBandwidth
                 + " between them; data in " + base.dataDir());
@@ -189,6 +236,10 @@ public final class UpCommand implements Callable<Integer> {
         }
         System.out.println("  demo image : nbd://" + host + ":" + first.nbdAddress().getPort() + "/" + DEMO);
         System.out.println("  controller : " + controller + "   (helio status, helio image show " + DEMO + ")");
+        for (ControllerProcesses.Child child : children) {
+            System.out.println("               " + child.target() + " is pid " + child.pid() + ", log " + child.log() + ": kill -9 " + child.pid()
+                    + " and the sites go on through the next one");
+        }
         System.out.println("  status     : " + statusPage + "   (the live status page; its JSON under /api, metrics on /metrics)");
         System.out.println("  metrics    : http://" + host + ":" + first.metricsPort() + "/metrics");
         System.out.println("  log        : " + log);

@@ -10,6 +10,7 @@ import io.heliotrope.controller.server.ControllerProtos;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.controller.service.ImageStatus;
 import io.heliotrope.controller.site.Site;
+import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import io.heliotrope.error.GrpcErrors;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.grpc.ResponseFuture;
@@ -17,6 +18,7 @@ import io.heliotrope.proto.controller.v1.ClusterImage;
 import io.heliotrope.proto.controller.v1.ClusterStatus;
 import io.heliotrope.proto.controller.v1.ImageLocality;
 import io.heliotrope.proto.controller.v1.SiteImageState;
+import io.heliotrope.proto.controller.v1.ZooKeeperHealth;
 import io.heliotrope.proto.storage.v1.GetSiteStatusRequest;
 import io.heliotrope.proto.storage.v1.ImageServiceGrpc;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
@@ -50,7 +52,10 @@ import static java.util.Objects.requireNonNull;
  * status, kept while it is down. A site that does not implement the call answered all the
  * same: it is up, without a status. In the same round it asks each site's VM runner what it
  * runs ({@link SiteRunners}). Each round also counts the live write leases for the
- * metrics. A site going down or coming back is logged once, not at every round.
+ * metrics. A site going down or coming back is logged once, not at every round. While this
+ * controller has no connection to ZooKeeper, rounds ask the sites last read from the registry,
+ * and the status holds them and ZooKeeper's health only (no catalog, no RTT matrix, which are
+ * in ZooKeeper): it answers at once, saying which part is down.
  */
 public final class ClusterView implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ClusterView.class);
@@ -69,6 +74,8 @@ public final class ClusterView implements AutoCloseable {
     private final Map<String, SiteState> sites = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor poller;
     private volatile int registered;
+    /** The registry as last read; null before the first read. */
+    private volatile List<Site> known;
     /** Whether the last round failed to read the registry; the poller's thread only. */
     private boolean registryFailing;
 
@@ -93,10 +100,22 @@ public final class ClusterView implements AutoCloseable {
 
     /** {@link #status}, without waiting. */
     public CompletableFuture<ClusterStatus> statusAsync(String imageOrEmpty) {
+        ZooKeeperHealth zookeeper = zooKeeper();
+        List<Site> lastRead = known;
+        if (!zookeeper.getConnected() && lastRead != null) {
+            return CompletableFuture.completedFuture(merge(lastRead, List.of(), List.of()).toBuilder().setZookeeper(zookeeper).build());
+        }
         CompletableFuture<List<Site>> registry = service.listSites();
         CompletableFuture<List<RttRow>> rtt = service.rttMatrix();
         CompletableFuture<List<ImageStatus>> images = service.imageStatuses(requireNonNull(imageOrEmpty, "imageOrEmpty is null"));
-        return CompletableFuture.allOf(registry, rtt, images).thenApply(ignored -> merge(registry.join(), rtt.join(), images.join()));
+        return CompletableFuture.allOf(registry, rtt, images)
+                .thenApply(ignored -> merge(registry.join(), rtt.join(), images.join()).toBuilder().setZookeeper(zookeeper).build());
+    }
+
+    private ZooKeeperHealth zooKeeper() {
+        ZooKeeperStore.Health health = service.zooKeeper();
+        return ZooKeeperHealth.newBuilder().setConnect(health.connectString()).setConnected(health.connected())
+                .setSinceEpochMillis(health.sinceEpochMillis()).build();
     }
 
     /** Which site holds the current version of most blocks of each region; {@code regions} 0 for the default (see {@code Locality}). */
@@ -144,15 +163,20 @@ public final class ClusterView implements AutoCloseable {
     /** One round: the registry, a call to each site, the lease count; it ends once every call has. */
     private void poll() {
         try {
-            CompletableFuture<Integer> leases = service.leasesHeld();
-            List<Site> registry = await(service.listSites(), REGISTRY_WAIT);
+            boolean connected = service.zooKeeper().connected();
+            List<Site> lastRead = known;
+            CompletableFuture<Integer> leases = connected ? service.leasesHeld() : null;
+            List<Site> registry = connected || lastRead == null ? await(service.listSites(), REGISTRY_WAIT) : lastRead;
+            known = registry;
             registered = registry.size();
             Set<String> names = registry.stream().map(Site::name).collect(Collectors.toSet());
             sites.keySet().retainAll(names);
             runners.retain(names);
             channels.retain(registry.stream().map(Site::grpcAddress).collect(Collectors.toSet()));
             CompletableFuture<?>[] calls = registry.stream().map(this::ask).toArray(CompletableFuture[]::new);
-            metrics.leasesHeld(await(leases, REGISTRY_WAIT));
+            if (leases != null) {
+                metrics.leasesHeld(await(leases, REGISTRY_WAIT));
+            }
             if (registryFailing) {
                 registryFailing = false;
                 log.info("cluster view: the site registry answers again");

@@ -125,9 +125,18 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
         return new Lease(holder, epoch, grantEpoch, expiresEpochMillis, ttlMillis, movingTo, syncSites, recovery, movingExpiresEpochMillis, "");
     }
 
-    /** Expired at {@code now}, as if its holder had stopped renewing it: the next open fences it with a new grant. */
-    public Lease expiredAt(long now) {
-        return new Lease(holder, epoch, grantEpoch, Math.min(now, expiresEpochMillis), ttlMillis, "", syncSites, recovery, 0, handedFrom);
+    /**
+     * Broken by an operator at {@code now} (its holder is dead, they say): expired, so that the
+     * next open fences it with a new grant, and with no TTL left, so that, unlike a lease that
+     * lapsed, its holder cannot take it up again meanwhile.
+     */
+    public Lease brokenAt(long now) {
+        return new Lease(holder, epoch, grantEpoch, Math.min(now, expiresEpochMillis), 0, "", syncSites, recovery, 0, handedFrom);
+    }
+
+    /** Whether an operator broke it ({@link #brokenAt}): a holder may not go on under it even while nobody else took it. */
+    public boolean broken() {
+        return ttlMillis == 0;
     }
 
     /** With {@code sites} among the sets of sync sites; unchanged when recorded already. */
@@ -155,7 +164,13 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
 
     /**
      * Fails with {@code STALE_LEASE}, saying why, unless {@code site} holds this lease at
-     * {@code epoch}; when {@code live}, it must not have expired either.
+     * {@code epoch}; when {@code live}, it must not have been broken either. A lease that
+     * expired is any site's to take; until one takes it (a new epoch) its holder may still
+     * renew it and flush under it: the holder served nothing from the end of its own, shorter,
+     * validity (the site counts 4/5 of the TTL from its last renewal's send), and nobody else
+     * wrote since. That is how a holder goes on after ZooKeeper's quorum, or every controller,
+     * was out of its reach for longer than the TTL, and how what it had written and not yet
+     * flushed is still committed then.
      */
     public void checkWriter(String image, String site, long epoch, long now, boolean live) {
         String stale = "image '" + image + "': lease epoch " + epoch + " of site " + site + " is stale: ";
@@ -166,8 +181,8 @@ public record Lease(String holder, long epoch, long grantEpoch, long expiresEpoc
             throw new HeliotropeException(ErrorCode.STALE_LEASE,
                     stale + (this.epoch == epoch ? "released" : "fenced by epoch " + this.epoch + ", since released"));
         }
-        if (live && now >= expiresEpochMillis) {
-            throw new HeliotropeException(ErrorCode.STALE_LEASE, stale + "expired " + seconds(now - expiresEpochMillis) + " s ago");
+        if (live && now >= expiresEpochMillis && broken()) {
+            throw new HeliotropeException(ErrorCode.STALE_LEASE, stale + "broken by an operator " + seconds(now - expiresEpochMillis) + " s ago");
         }
     }
 

@@ -168,7 +168,7 @@ public final class LeaseManager {
      */
     public Lease advance(String image, String site, long epoch) {
         Lease lease = update(image, (current, now) -> {
-            if (current.heldAt(site, epoch) && current.epoch() == epoch + 1 && current.activeAt(now)) {
+            if (current.heldAt(site, epoch) && current.epoch() == epoch + 1 && !current.broken()) {
                 return current.renewed(now, ttlMillis);
             }
             current.checkWriter(image, site, epoch, now, true);
@@ -330,7 +330,7 @@ public final class LeaseManager {
     public Lease breakLease(String image, String site, long epoch) {
         Lease lease = update(image, (current, now) -> {
             current.checkWriter(image, site, epoch, now, false);
-            return current.expiredAt(now);
+            return current.brokenAt(now);
         });
         log.warn("{}: lease of {} (epoch {}) broken", image, site, epoch);
         return lease;

@@ -15,18 +15,27 @@ import static java.util.Objects.requireNonNullElse;
  * One delta from the writer {@code site}, under lease {@code epoch}. It may also give the
  * lease up ({@code release}) or hand it to the site a prepare named ({@code moveTo}), in
  * the same transaction as the delta. A {@code recovery} flush commits what the sync sites
- * of a dead holding hold instead ({@link SyncRecovery}) and does neither.
+ * of a dead holding hold instead ({@link SyncRecovery}) and does neither. {@code id}, when
+ * not empty, is the site's for this flush, the same in each of its attempts (at another
+ * controller after a lost reply): the commit record carries it, so that an attempt after one
+ * that went through is answered, not applied again.
  */
-public record Flush(String image, String site, long epoch, boolean release, String moveTo, BlockEntries entries, boolean recovery) {
+public record Flush(String image, String site, long epoch, boolean release, String moveTo, BlockEntries entries, boolean recovery, String id) {
     /** A flush of the writer's own blocks. */
     public Flush(String image, String site, long epoch, boolean release, String moveTo, BlockEntries entries) {
         this(image, site, epoch, release, moveTo, entries, false);
+    }
+
+    /** A flush without an {@code id}: every attempt of it is applied. */
+    public Flush(String image, String site, long epoch, boolean release, String moveTo, BlockEntries entries, boolean recovery) {
+        this(image, site, epoch, release, moveTo, entries, recovery, "");
     }
 
     public Flush {
         ImageNames.check(image);
         Names.site(site);
         moveTo = requireNonNullElse(moveTo, "");
+        id = requireNonNullElse(id, "");
         requireNonNull(entries, "entries is null");
         if (!moveTo.isEmpty()) {
             Names.site(moveTo);

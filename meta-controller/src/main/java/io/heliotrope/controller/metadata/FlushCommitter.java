@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Clock;
+import java.util.Optional;
 import java.util.UUID;
 
 import static java.util.Objects.requireNonNull;
@@ -52,6 +53,10 @@ final class FlushCommitter {
 
     Flushed commit(Flush flush, ImagePaths paths, long imageBlocks, String remoteHome) {
         Lease lease = leases.read(flush.image()).value();
+        Optional<Flushed> again = committedAlready(flush, paths, lease);
+        if (again.isPresent()) {
+            return again.get();
+        }
         check(flush, lease, clock.millis());
         flush.check(imageBlocks, remoteHome, lease);
         if (flush.entries().size() == 0) {
@@ -69,8 +74,31 @@ final class FlushCommitter {
         }
     }
 
+    /**
+     * What an attempt of a flush with an id answers when an earlier attempt went through (its
+     * reply lost, the site asks again, maybe at another controller): the image's last delta
+     * carries the id, or a release finds the lease released at its epoch. The holder's flushes
+     * go one at a time, so its earlier attempt is the last delta (unless compaction has folded
+     * it away meanwhile: applying the same entries again then changes nothing but the metaSeq).
+     */
+    private Optional<Flushed> committedAlready(Flush flush, ImagePaths paths, Lease lease) {
+        if (flush.id().isEmpty()) {
+            return Optional.empty();
+        }
+        MetaState meta = reader.meta(flush.image(), paths).value();
+        boolean wentThrough = flush.entries().size() == 0
+                ? flush.release() && !lease.held() && lease.epoch() == flush.epoch()
+                : meta.metaSeq() > 0 && isOwn(paths, meta.metaSeq(), flush.id());
+        if (!wentThrough) {
+            return Optional.empty();
+        }
+        log.info("{}: flush {} of site {} (epoch {}) went through before; answered again, not applied twice (metaSeq {})",
+                flush.image(), flush.id(), flush.site(), flush.epoch(), meta.metaSeq());
+        return Optional.of(new Flushed(meta.metaSeq(), flush.entries().size(), lease, meta));
+    }
+
     private Flushed commit(Flush flush, ImagePaths paths, int payloadBytes, PayloadStore.Placement placement) {
-        String commitId = UUID.randomUUID().toString();
+        String commitId = flush.id().isEmpty() ? UUID.randomUUID().toString() : flush.id();
         long attempted = 0;
         for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
             Versioned<Lease> lease = leases.read(flush.image());

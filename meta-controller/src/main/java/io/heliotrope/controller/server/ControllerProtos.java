@@ -210,7 +210,8 @@ public final class ControllerProtos {
     }
 
     static Flush flush(FlushHeader header, BlockEntries entries) {
-        return new Flush(header.getImage(), header.getSite(), header.getEpoch(), header.getRelease(), header.getMoveTo(), entries, header.getRecovery());
+        return new Flush(header.getImage(), header.getSite(), header.getEpoch(), header.getRelease(), header.getMoveTo(), entries, header.getRecovery(),
+                header.getFlushId());
     }
 
     private static PropagationMode mode(io.heliotrope.proto.controller.v1.PropagationMode mode) {

@@ -62,6 +62,7 @@ public final class ControllerService {
     /** How long the fleet's default rows are kept before they are counted again from every image's moves. */
     public static final Duration PRIOR_TTL = Duration.ofSeconds(30);
 
+    private final ZooKeeperStore zk;
     private final SiteRegistry sites;
     private final ImageCatalog catalog;
     private final LeaseManager leases;
@@ -76,6 +77,7 @@ public final class ControllerService {
 
     public ControllerService(ZooKeeperStore zk, ControllerServiceConfig config, Clock clock, ExecutorService executor, Executor background,
             ControllerMetrics metrics) {
+        this.zk = requireNonNull(zk, "zk is null");
         ZooKeeperLayout layout = new ZooKeeperLayout(config.rootPath());
         zk.ensurePath(layout.sites());
         zk.ensurePath(layout.images());
@@ -103,9 +105,14 @@ public final class ControllerService {
         return async(sites::list);
     }
 
-    /** Creates an image; a home it names must be a registered site. */
+    /** Whether this controller's ZooKeeper session is connected, and since when. */
+    public ZooKeeperStore.Health zooKeeper() {
+        return zk.health();
+    }
+
+    /** Creates an image; a home it names must be a registered site. Fails at once while ZooKeeper is out of reach. */
     public CompletableFuture<ImageStatus> createImage(ImageSpec spec) {
-        return async(() -> {
+        return withZooKeeper("create image '" + spec.name() + "'", () -> {
             requireHome(spec.replication());
             return status(catalog.create(spec).name());
         });
@@ -170,7 +177,8 @@ public final class ControllerService {
      * site lacks after {@code cachedMetaSeq}. While another site holds a live write lease, a
      * write open waits up to {@code wait} for it to be released or to expire (a watch on the
      * lease and a timer at its expiry, holding no thread), then fails with {@code LEASE_HELD}.
-     * The first write open of an image without a home makes its site the home.
+     * The first write open of an image without a home makes its site the home. Fails at once
+     * with {@code PEER_UNAVAILABLE}, naming ZooKeeper, while this controller has no connection to it.
      */
     public CompletableFuture<OpenedImage> openImage(String image, String site, OpenMode mode, long cachedMetaSeq, Duration wait) {
         requireNonNull(mode, "mode is null");
@@ -180,6 +188,11 @@ public final class ControllerService {
     private CompletableFuture<OpenedImage> open(String image, String site, OpenMode mode, long cachedMetaSeq, Duration wait) {
         if (!allowed(wait)) {
             return CompletableFuture.failedFuture(waitRefused(image, "an open", wait));
+        }
+        try {
+            zk.checkConnected("open image '" + image + "'");
+        } catch (HeliotropeException e) {
+            return CompletableFuture.failedFuture(e);
         }
         if (mode == OpenMode.READ) {
             return async(() -> {
@@ -254,13 +267,14 @@ public final class ControllerService {
         return new OpenedImage(lease, image, metadata.since(image.config().name(), cachedMetaSeq));
     }
 
+    /** Fails at once while ZooKeeper is out of reach, as {@link #flush} does. */
     public CompletableFuture<Lease> renewLease(String image, String site, long epoch) {
-        return async(() -> leases.renew(image, Names.site(site), epoch));
+        return withZooKeeper("renew the lease of image '" + image + "'", () -> leases.renew(image, Names.site(site), epoch));
     }
 
     /** Moves the holder's lease to its next epoch without a new grant (see {@link LeaseManager#advance}). */
     public CompletableFuture<Lease> advanceEpoch(String image, String site, long epoch) {
-        return async(() -> leases.advance(image, Names.site(site), epoch));
+        return withZooKeeper("advance the lease of image '" + image + "'", () -> leases.advance(image, Names.site(site), epoch));
     }
 
     public CompletableFuture<Lease> getLease(String image) {
@@ -276,9 +290,14 @@ public final class ControllerService {
         });
     }
 
+    /**
+     * Commits a flush. Fails at once while ZooKeeper is out of reach, as renewals do: a site
+     * repeats them anyway, and calls that would wait for ZooKeeper would pile up on the
+     * executor and keep the calls that fail at once (opens, creates) waiting behind them.
+     */
     public CompletableFuture<Flushed> flush(Flush flush) {
         long start = System.nanoTime();
-        return async(() -> {
+        return withZooKeeper("flush image '" + flush.image() + "'", () -> {
             Versioned<ImageConfig> config = catalog.get(flush.image());
             sites.require(flush.site());
             ImageConfig image = config.value();
@@ -395,6 +414,16 @@ public final class ControllerService {
         } catch (RejectedExecutionException e) {
             log.debug("{}: no background compaction, its queue is full or closed", flush.image());
         }
+    }
+
+    /** {@code action} on the executor, unless ZooKeeper is out of reach now: then a failure naming it, taking no thread. */
+    private <T> CompletableFuture<T> withZooKeeper(String action, Supplier<T> call) {
+        try {
+            zk.checkConnected(action);
+        } catch (HeliotropeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return async(call);
     }
 
     private <T> CompletableFuture<T> async(Supplier<T> action) {

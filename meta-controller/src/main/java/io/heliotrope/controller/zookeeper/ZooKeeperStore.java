@@ -14,6 +14,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,6 +37,7 @@ import static java.util.Objects.requireNonNull;
  * Each operation's latency, and each failure, goes to its {@link ZooKeeperMetrics}.
  */
 public final class ZooKeeperStore implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperStore.class);
     /** ZooKeeper drops the connection on a request over about 1 MB (jute.maxbuffer); stay well below. */
     public static final int MAX_REQUEST_BYTES = 900 * 1024;
     private static final int PIPELINE_WINDOW = 32;
@@ -43,12 +46,50 @@ public final class ZooKeeperStore implements AutoCloseable {
     private final String connectString;
     private final long timeoutMillis;
     private final ZooKeeperMetrics metrics;
+    /** Whether the session's connection is up, and since when (System.currentTimeMillis); replaced as a whole. */
+    private volatile Health health;
+
+    /**
+     * Whether this controller's ZooKeeper session is connected, since {@code sinceEpochMillis}.
+     * Not connected: the ensemble is out of reach or has lost its quorum (a server without a
+     * quorum drops its clients), which a client cannot tell apart.
+     */
+    public record Health(String connectString, boolean connected, long sinceEpochMillis) {}
 
     private ZooKeeperStore(CuratorFramework client, String connectString, long timeoutMillis, ZooKeeperMetrics metrics) {
         this.client = client;
         this.connectString = connectString;
         this.timeoutMillis = timeoutMillis;
         this.metrics = metrics;
+        this.health = new Health(connectString, true, System.currentTimeMillis());
+        client.getConnectionStateListenable().addListener((ignored, state) -> {
+            if (state.isConnected() != health.connected()) {
+                health = new Health(connectString, state.isConnected(), System.currentTimeMillis());
+                if (state.isConnected()) {
+                    log.info("ZooKeeper at {}: connected again ({})", connectString, state);
+                } else {
+                    log.warn("ZooKeeper at {}: connection lost ({}); opens, creates, renewals and flushes fail until it is back", connectString, state);
+                }
+            }
+        });
+    }
+
+    public Health health() {
+        return health;
+    }
+
+    /**
+     * Fails at once with {@code PEER_UNAVAILABLE}, naming ZooKeeper, while the session is not
+     * connected: for calls that should not wait for it (opens, creates, and what a site repeats
+     * anyway), which would otherwise wait up to the connection timeout, and its retries, on a
+     * thread of the caller's executor.
+     */
+    public void checkConnected(String action) {
+        Health now = health;
+        if (!now.connected()) {
+            throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot " + action + ": ZooKeeper at " + connectString
+                    + " is out of reach or has lost its quorum (for " + (System.currentTimeMillis() - now.sinceEpochMillis()) / 1000 + " s)");
+        }
     }
 
     /** Connects and waits for the session, at most {@code sessionTimeout}. */

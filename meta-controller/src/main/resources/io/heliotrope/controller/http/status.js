@@ -34,7 +34,9 @@ async function poll() {
   let applications;
   let localities;
   try {
-    [status, vms, applications] = await Promise.all([getJson('/api/status'), getJson('/api/vms'), getJson('/api/applications')]);
+    status = await getJson('/api/status');
+    renderZooKeeper(status.zookeeper, Number(status.generatedEpochMillis));
+    [vms, applications] = await Promise.all([getJson('/api/vms'), getJson('/api/applications')]);
     localities = await Promise.all(status.images.map(image =>
       getJson('/api/locality?image=' + encodeURIComponent(image.status.config.name) + '&regions=' + REGIONS)
         .catch(() => null)));
@@ -63,6 +65,21 @@ function setConnection(state, text) {
   connection.dataset.state = state;
   connection.textContent = text;
   document.getElementById('main').classList.toggle('stale', state !== 'live');
+}
+
+// Which part is down: the controller answers, and says whether it reaches ZooKeeper (out of reach, or its quorum lost).
+function renderZooKeeper(zookeeper, now) {
+  const element = document.getElementById('zookeeper');
+  if (!zookeeper) {
+    element.dataset.state = 'unknown';
+    element.textContent = '';
+    return;
+  }
+  const since = Math.max(0, Math.round((now - Number(zookeeper.sinceEpochMillis || 0)) / 1000));
+  element.dataset.state = zookeeper.connected ? 'up' : 'down';
+  element.textContent = zookeeper.connected ? 'ZooKeeper up'
+    : 'ZooKeeper DOWN for ' + since + ' s (out of reach, or its quorum lost): opens and creates fail; open images are served '
+      + 'while their leases last, then held';
 }
 
 function render(status, vms, applications, localities) {

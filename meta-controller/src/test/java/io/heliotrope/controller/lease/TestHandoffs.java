@@ -185,7 +185,7 @@ class TestHandoffs {
         assertThat(broken.expiresEpochMillis()).isEqualTo(clock.millis());
         assertThat(broken.activeAt(clock.millis())).isFalse();
         assertRefused(() -> await(service.renewLease("vm", "a", 1)), ErrorCode.STALE_LEASE,
-                "image 'vm': lease epoch 1 of site a is stale: expired 0.0 s ago");
+                "image 'vm': lease epoch 1 of site a is stale: broken by an operator 0.0 s ago");
         Lease taken = controller.openForWrite("vm", "b");
         assertThat(taken.epoch()).isEqualTo(2);
         assertThat(taken.recovery()).isEqualTo(new SyncRecovery(List.of("a"), 1, 1, List.of(List.of("c"))));

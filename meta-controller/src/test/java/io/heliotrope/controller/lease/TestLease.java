@@ -48,12 +48,25 @@ class TestLease {
         Lease lease = new Lease("b", 4, 4, 20_000, TTL, "", List.of(), SyncRecovery.NONE, 0, "");
         assertStale(() -> lease.checkWriter("vm", "a", 3, 0, true), "image 'vm': lease epoch 3 of site a is stale: fenced by epoch 4 at site b");
         assertStale(() -> lease.checkWriter("vm", "b", 3, 0, true), "image 'vm': lease epoch 3 of site b is stale: fenced by epoch 4 at site b");
-        assertStale(() -> lease.checkWriter("vm", "b", 4, 21_500, true), "image 'vm': lease epoch 4 of site b is stale: expired 1.5 s ago");
+        assertStale(() -> lease.brokenAt(20_000).checkWriter("vm", "b", 4, 21_500, true),
+                "image 'vm': lease epoch 4 of site b is stale: broken by an operator 1.5 s ago");
         assertStale(() -> lease.released().checkWriter("vm", "b", 4, 0, false), "image 'vm': lease epoch 4 of site b is stale: released");
         assertStale(() -> lease.released().checkWriter("vm", "a", 3, 0, false),
                 "image 'vm': lease epoch 3 of site a is stale: fenced by epoch 4, since released");
         lease.checkWriter("vm", "b", 4, 19_999, true);
         lease.checkWriter("vm", "b", 4, 21_500, false);
+        lease.brokenAt(20_000).checkWriter("vm", "b", 4, 21_500, false);
+    }
+
+    @Test
+    void aLapsedLeaseThatNobodyTookIsStillItsHoldersButAnyoneMayTakeIt() {
+        Lease lease = new Lease("b", 4, 4, 20_000, TTL, "", List.of(), SyncRecovery.NONE, 0, "");
+        lease.checkWriter("vm", "b", 4, 60_000, true);
+        assertThat(lease.activeAt(60_000)).isFalse();
+        assertThat(lease.broken()).isFalse();
+        assertThat(lease.brokenAt(10_000).broken()).isTrue();
+        assertStale(() -> lease.grantTo("a", 60_000, TTL).checkWriter("vm", "b", 4, 60_000, true),
+                "image 'vm': lease epoch 4 of site b is stale: fenced by epoch 5 at site a");
     }
 
     @Test
@@ -85,7 +98,7 @@ class TestLease {
         assertThat(moved.renewed(40_000, TTL).handedFrom()).isEqualTo("a");
         assertThat(moved.completed().handedFrom()).isEmpty();
         assertThat(moved.grantTo("a", 40_000, TTL).handedFrom()).isEmpty();
-        assertThat(moved.expiredAt(31_000)).isEqualTo(new Lease("b", 5, 5, 31_000, TTL, "", List.of(), SyncRecovery.NONE, 0, "a"));
+        assertThat(moved.brokenAt(31_000)).isEqualTo(new Lease("b", 5, 5, 31_000, 0, "", List.of(), SyncRecovery.NONE, 0, "a"));
     }
 
     private static void assertStale(Runnable check, String message) {

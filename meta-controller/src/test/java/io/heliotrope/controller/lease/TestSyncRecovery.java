@@ -63,9 +63,9 @@ class TestSyncRecovery {
         assertRefused(() -> await(service.recordSyncSites("vm", "a", 2, List.of("mars"))), ErrorCode.SITE_NOT_FOUND,
                 "site 'mars' is not registered");
 
-        clock.advance(LEASE_TTL);
+        await(service.breakLease("vm", "a", 2));
         assertRefused(() -> await(service.recordSyncSites("vm", "a", 1, List.of("c"))), ErrorCode.STALE_LEASE,
-                "image 'vm': lease epoch 2 of site a is stale: expired 0.0 s ago");
+                "image 'vm': lease epoch 2 of site a is stale: broken by an operator 0.0 s ago");
     }
 
     @Test

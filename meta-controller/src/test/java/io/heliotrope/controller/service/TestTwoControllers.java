@@ -21,6 +21,7 @@ import java.util.concurrent.CompletableFuture;
 
 import static io.heliotrope.controller.TestingController.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Controllers keep no state of their own that matters: two of them over one ZooKeeper act as one. */
 @ExtendWith(ZooKeeperExtension.class)
@@ -60,6 +61,31 @@ class TestTwoControllers {
 
         assertThat(await(first.service().getImage("vm")).currentBlocks()).containsEntry("a", 2L);
         assertThat(await(first.service().openImage("vm", "b", OpenMode.READ, 0, Duration.ZERO)).changes().deltas()).containsExactly(one, two);
+    }
+
+    /** A site whose flush reply was lost sends it again, with the same id, through the other controller: it is answered, not applied twice. */
+    @Test
+    void aFlushSentAgainThroughTheOtherControllerIsNotAppliedTwice() {
+        first.createImage("vm", 1024);
+        Lease lease = first.openForWrite("vm", "a");
+        BlockEntries one = BlockEntries.builder().add(1, Version.compose(lease.epoch(), 1), "a").build();
+        Flush flush = new Flush("vm", "a", lease.epoch(), false, "", one, false, "flush-1");
+        long committed = await(first.service().flush(flush)).metaSeq();
+
+        assertThat(await(second.service().flush(flush)).metaSeq()).isEqualTo(committed);
+        assertThat(await(second.service().getImage("vm")).metaSeq()).isEqualTo(committed);
+
+        BlockEntries two = BlockEntries.builder().add(2, Version.compose(lease.epoch(), 2), "a").build();
+        Flush release = new Flush("vm", "a", lease.epoch(), true, "", two, false, "flush-2");
+        long released = await(first.service().flush(release)).metaSeq();
+        assertThat(released).isEqualTo(committed + 1);
+        assertThat(await(second.service().flush(release)).metaSeq()).isEqualTo(released);
+        Flush empty = new Flush("vm", "a", lease.epoch(), true, "", BlockEntries.EMPTY, false, "flush-3");
+        assertThat(await(second.service().flush(empty)).metaSeq()).isEqualTo(released);
+        assertThat(await(first.service().getImage("vm")).lease().held()).isFalse();
+        // Without an id, a flush after the release is refused, as before.
+        assertThatThrownBy(() -> await(second.service().flush(new Flush("vm", "a", lease.epoch(), true, "", two))))
+                .hasMessageContaining("is stale: released");
     }
 
     @Test

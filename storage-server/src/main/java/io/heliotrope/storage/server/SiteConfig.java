@@ -5,6 +5,7 @@ import io.heliotrope.storage.pull.PullOrder;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -14,8 +15,13 @@ import static java.util.Objects.requireNonNullElse;
 /**
  * How one site runs. Loaded from YAML by {@link SiteConfigLoader}; every field has a
  * default but {@code dataDir}, which the RocksDB store needs. A port of 0 picks a free one.
- * With {@code controller} (host:port) the site joins that controller as {@code site};
- * without, it runs standalone and owns its catalog. {@code openWait} bounds how long an
+ * With {@code controller} (host:port, or several, comma-separated: the controllers of one
+ * ZooKeeper ensemble, tried in that order, the next one when the one in use stops
+ * answering) the site joins them as {@code site}; without, it runs standalone and owns its
+ * catalog. The YAML file may also give the controllers as a list. {@code leaseHold} is how long
+ * an image open for write here holds its reads and writes, neither served nor failed, when no
+ * renewal of its lease reaches a controller in time (ZooKeeper's quorum lost, every controller
+ * down) before they fail with EIO (default 60 s; 0 fails them at once). {@code openWait} bounds how long an
  * open waits for another site to release the image's write lease (default 10 s).
  * {@code peers} gives, per site name, the host:port this site dials for that site's peer
  * service instead of the address the site registered (a WAN emulator's link, a NAT);
@@ -67,7 +73,8 @@ public record SiteConfig(
         Duration intraSiteRtt,
         PullOrder pullOrder,
         Integer peerBulkConnections,
-        Boolean handoffBoost) {
+        Boolean handoffBoost,
+        Duration leaseHold) {
     public static final Duration DEFAULT_INTRA_SITE_RTT = Duration.ofMillis(1);
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
@@ -80,6 +87,7 @@ public record SiteConfig(
      * trip, more than 1 Gbit/s.
      */
     public static final int DEFAULT_PEER_BULK_CONNECTIONS = 2;
+    public static final Duration DEFAULT_LEASE_HOLD = Duration.ofSeconds(60);
 
     /**
      * Threads for block store calls; 0, the default, runs them on the NBD event loops. The
@@ -92,6 +100,26 @@ public record SiteConfig(
         return requireNonNullElse(ioThreads, 0);
     }
 
+    /** The controllers' addresses, in the order they are tried; empty for a standalone site. */
+    public List<String> controllers() {
+        return controller == null ? List.of() : addresses(controller);
+    }
+
+    /**
+     * The host:port addresses of a comma-separated list, e.g. {@code a:7400,b:7400}; fails with
+     * {@code IllegalArgumentException} naming the first that is not one.
+     */
+    public static List<String> addresses(String list) {
+        List<String> addresses = Arrays.stream(list.split(",", -1)).map(String::strip).toList();
+        for (String address : addresses) {
+            int colon = address.lastIndexOf(':');
+            if (colon <= 0 || !address.substring(colon + 1).matches("\\d{1,5}")) {
+                throw new IllegalArgumentException("'" + address + "' in '" + list + "' is not HOST:PORT");
+            }
+        }
+        return addresses;
+    }
+
     /** The host a client on this machine dials: the bind address, or loopback when the site binds every interface. */
     public String localHost() {
         return bind.equals("0.0.0.0") ? "127.0.0.1" : bind;
@@ -101,14 +129,14 @@ public record SiteConfig(
     public SiteConfig forSite(String name, Path data, int nbd, int grpc, int metrics, String controllerAddress, Map<String, String> peerAddresses) {
         return new SiteConfig(name, data, store, bind, nbd, grpc, metrics, ioThreads, nbdPoll, blockCacheBytes, controllerAddress, checkpointInterval,
                 checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu, vmMemoryBytes,
-                intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost);
+                intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold);
     }
 
     /** This configuration with incoming migrations on the ports from {@code firstPort} on, and these links to other sites' migration ports. */
     public SiteConfig withMigration(int firstPort, Map<String, String> peerLinks) {
         return new SiteConfig(site, dataDir, store, bind, nbdPort, grpcPort, metricsPort, ioThreads, nbdPoll, blockCacheBytes, controller,
                 checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, firstPort, migrationPorts, peerLinks, qemu,
-                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost);
+                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold);
     }
 
     /** The local ports incoming migrations listen on. */
@@ -145,6 +173,10 @@ public record SiteConfig(
         pullOrder = requireNonNullElse(pullOrder, PullOrder.HEAT);
         peerBulkConnections = requireNonNullElse(peerBulkConnections, DEFAULT_PEER_BULK_CONNECTIONS);
         handoffBoost = requireNonNullElse(handoffBoost, true);
+        leaseHold = requireNonNullElse(leaseHold, DEFAULT_LEASE_HOLD);
+        if (leaseHold.isNegative() || leaseHold.compareTo(Duration.ofHours(1)) > 0) {
+            throw new IllegalArgumentException("leaseHold must be between 0s and 1h: " + leaseHold);
+        }
         if (vmMemoryBytes < 0) {
             throw new IllegalArgumentException("vmMemoryBytes must be 0 (no limit) or more: " + vmMemoryBytes);
         }
@@ -174,6 +206,9 @@ public record SiteConfig(
             if (port < 0 || port > 65535) {
                 throw new IllegalArgumentException("port out of range: " + port);
             }
+        }
+        if (controller != null) {
+            addresses(controller);
         }
         if (ioThreads != null && ioThreads < 0) {
             throw new IllegalArgumentException("ioThreads must be 0 (store calls on the NBD event loops) or more: " + ioThreads);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.deser.std.FromStringDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.heliotrope.error.ErrorCode;
@@ -15,6 +16,8 @@ import io.heliotrope.error.HeliotropeException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -42,6 +45,12 @@ public final class SiteConfigLoader {
     public static SiteConfig load(Path file, Map<String, Object> overrides) {
         try {
             ObjectNode tree = file == null ? MAPPER.createObjectNode() : asObject(MAPPER.readTree(file.toFile()), file);
+            if (tree.get("controller") instanceof ArrayNode controllers) {
+                // A YAML list of controllers is the comma-separated one of the command line.
+                List<String> addresses = new ArrayList<>();
+                controllers.forEach(address -> addresses.add(address.asText()));
+                tree.put("controller", String.join(",", addresses));
+            }
             overrides.forEach((key, value) -> {
                 if (value != null) {
                     tree.set(key, MAPPER.valueToTree(value instanceof Path || value instanceof Duration ? text(value) : value));

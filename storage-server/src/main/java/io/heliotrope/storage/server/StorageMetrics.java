@@ -3,6 +3,7 @@ package io.heliotrope.storage.server;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.BlockStore.StoreStats;
 import io.heliotrope.storage.session.ControllerSessions;
+import io.heliotrope.storage.session.GrpcController;
 import io.heliotrope.storage.view.ReadCounter;
 import io.heliotrope.storage.view.WanWaits;
 import io.heliotrope.storage.view.WanWaits.Cause;
@@ -36,6 +37,15 @@ final class StorageMetrics {
     static void bindOrphans(MeterRegistry registry, ControllerSessions sessions) {
         Gauge.builder("heliotrope.view.orphaned.blocks", sessions, ControllerSessions::orphanedBlocks)
                 .description("Blocks written here whose lease was fenced before they reached the controller")
+                .register(registry);
+    }
+
+    static void bindFailovers(MeterRegistry registry, GrpcController controllers) {
+        FunctionCounter.builder("heliotrope.controller.failovers", controllers, GrpcController::failovers)
+                .description("Times the calls to the controllers moved to another one, the one in use having stopped answering")
+                .register(registry);
+        Gauge.builder("heliotrope.controller.failover.last.seconds", controllers, GrpcController::lastFailoverSeconds)
+                .description("From the first unanswered call of the controller left last to the first answer of the next one")
                 .register(registry);
     }
 

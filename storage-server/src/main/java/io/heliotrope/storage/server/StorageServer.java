@@ -143,13 +143,15 @@ public final class StorageServer implements AutoCloseable {
             Controller controller = null;
             Links links = null;
             if (config.controller() != null) {
-                controller = new GrpcController(config.site(), config.controller(), config.openWait(),
+                GrpcController controllers = new GrpcController(config.site(), config.controllers(), config.openWait(),
                         new SiteTraits(config.vmMemoryBytes(), config.intraSiteRtt()));
+                controller = controllers;
                 components.push(controller);
+                StorageMetrics.bindFailovers(registry, controllers);
                 links = links(registry);
                 SyncRecoverer recovery = new SyncRecoverer(config.site(), links.peers(), controller, view, config.openWait());
                 controlled = new ControllerSessions(config.site(), store, view, controller, recovery, sessionCalls, config.checkpointInterval(),
-                        config.checkpointBlocks());
+                        config.checkpointBlocks(), config.leaseHold());
                 sessions = controlled;
                 StorageMetrics.bindOrphans(registry, controlled);
             }

@@ -115,6 +115,13 @@ public interface Controller extends AutoCloseable {
      */
     long recover(String image, long epoch, List<GlobalBlock> blocks);
 
+    /**
+     * Runs {@code listener} whenever the controller in use is seen to stop answering (its
+     * connection lost), so that the site renews its leases through another one at once; it
+     * runs on a transport thread and must not block. Nothing by default.
+     */
+    default void whenUnanswered(Runnable listener) {}
+
     @Override
     void close();
 

@@ -12,6 +12,7 @@ import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.view.ImageSession;
+import io.heliotrope.storage.view.IoGate;
 import io.heliotrope.version.Version;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +26,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +55,12 @@ import static java.util.Objects.requireNonNull;
  *
  * <p>Its flushes take the blocks from its {@link SessionWrites}, chosen at open: this
  * site's dirty set, held here, or a {@code remote} session's own writes, held at the home.
+ *
+ * <p>When no renewal has reached a controller by a tenth of the TTL before the lease may
+ * lapse (ZooKeeper's quorum or every controller out of reach), the session pauses its
+ * {@link IoGate}: reads and writes wait, neither served nor failed, while renewals go on.
+ * A renewal that then succeeds (the controller renews a lapsed lease that nobody took)
+ * resumes them; after {@code leaseHold} without one, they go on to fail with EIO until one does.
  */
 final class ControllerSession implements ImageSession {
     private static final Logger log = LoggerFactory.getLogger(ControllerSession.class);
@@ -87,6 +95,22 @@ final class ControllerSession implements ImageSession {
     /** Until when (System.nanoTime) the lease is surely ours: the last renewal's send time plus most of the TTL. */
     private volatile long validUntilNanos;
     private volatile String fenced;
+    private final IoGate gate;
+    private final long holdNanos;
+    /** Guards the fields below. */
+    private final Object pauseLock = new Object();
+    /** Whether this session paused the gate because its lease may lapse. Guarded by pauseLock. */
+    private boolean pausedForLapse;
+    /** How many times it did. Guarded by pauseLock. */
+    private long pauses;
+    /**
+     * What pauses the gate when the lease may lapse, what ends a hold, and a renewal repeated
+     * during one: replaced as renewals come, cancelled with the renewals (one-shot tasks left
+     * in the scheduler would hold its shutdown up). Guarded by pauseLock.
+     */
+    private ScheduledFuture<?> lapseWatch;
+    private ScheduledFuture<?> holdEnd;
+    private ScheduledFuture<?> retry;
     /** The validUntilNanos whose lapse was last logged. */
     private volatile long lapseLogged;
     private boolean closed;
@@ -97,10 +121,11 @@ final class ControllerSession implements ImageSession {
      * Starts renewing the lease granted at {@code grantedAtNanos} (when the open was sent)
      * every third of its TTL, counted from the grant: an open that took longer than that
      * (it waited for another site's lease, or for a slow controller) renews at once. The
-     * holding was granted at {@code grantEpoch} and is at {@code epoch} now.
+     * holding was granted at {@code grantEpoch} and is at {@code epoch} now. Its reads and writes
+     * pass {@code gate}, which it pauses for at most {@code leaseHold} when its lease may lapse.
      */
     ControllerSession(ImageInfo info, long grantEpoch, long epoch, Duration ttl, long grantedAtNanos, BlockStore store, ViewCache view,
-            SessionWrites writes, Controller controller, Orphans orphans, ScheduledExecutorService scheduler) {
+            SessionWrites writes, Controller controller, Orphans orphans, ScheduledExecutorService scheduler, IoGate gate, Duration leaseHold) {
         this.info = requireNonNull(info, "info is null");
         this.grantEpoch = grantEpoch;
         this.epoch = epoch;
@@ -111,10 +136,18 @@ final class ControllerSession implements ImageSession {
         this.controller = requireNonNull(controller, "controller is null");
         this.orphans = requireNonNull(orphans, "orphans is null");
         this.scheduler = requireNonNull(scheduler, "scheduler is null");
-        this.validUntilNanos = grantedAtNanos + ttlNanos * 4 / 5;
+        this.gate = requireNonNull(gate, "gate is null");
+        this.holdNanos = leaseHold.toNanos();
         this.renewNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), ttlNanos / 3);
         long firstRenewal = Math.max(0, grantedAtNanos + renewNanos - System.nanoTime());
         renewal = scheduler.scheduleWithFixedDelay(this::renew, firstRenewal, renewNanos, TimeUnit.NANOSECONDS);
+        validFrom(grantedAtNanos);
+    }
+
+    /** The gate this session's reads and writes pass. */
+    @Override
+    public IoGate gate() {
+        return gate;
     }
 
     /**
@@ -233,7 +266,7 @@ final class ControllerSession implements ImageSession {
             throw e;
         }
         advanceInDoubt = false;
-        validUntilNanos = sentAt + ttlNanos * 4 / 5;
+        validFrom(sentAt);
         log.info("{}: write lease advanced from epoch {} to {}: {}", info.name(), from, epoch, why);
         return epoch;
     }
@@ -309,6 +342,17 @@ final class ControllerSession implements ImageSession {
         }, scheduler, "image '" + info.name() + "'");
     }
 
+    /** Renews the lease now, on the scheduler, beside the periodic renewals: the controller in use stopped answering. */
+    void renewSoon() {
+        if (fenced == null && !renewal.isDone()) {
+            try {
+                scheduler.execute(this::renew);
+            } catch (RejectedExecutionException e) {
+                log.debug("{}: no renewal now, the site is stopping: {}", info.name(), e.getMessage());
+            }
+        }
+    }
+
     private void renew() {
         if (fenced != null) {
             return;
@@ -320,13 +364,19 @@ final class ControllerSession implements ImageSession {
                     advance("an advance whose answer was lost, repeated");
                 } else {
                     controller.renew(info.name(), epoch);
-                    validUntilNanos = sentAt + ttlNanos * 4 / 5;
+                    validFrom(sentAt);
                 }
             } catch (HeliotropeException e) {
                 if (refused(e) && !followedRollback()) {
                     fence(e.getMessage());
                 } else if (!refused(e)) {
-                    log.warn("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+                    // Once a hold began, it said why; the renewals then repeat every tenth of the TTL.
+                    if (held()) {
+                        log.debug("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+                    } else {
+                        log.warn("{}: cannot renew the write lease (epoch {}): {}", info.name(), epoch, e.getMessage());
+                    }
+                    retryWhileHeld();
                 }
             } catch (RuntimeException e) {
                 log.error("{}: renewing the write lease (epoch {}) failed", info.name(), epoch, e);
@@ -345,7 +395,11 @@ final class ControllerSession implements ImageSession {
             try {
                 flush(false);
             } catch (RuntimeException e) {
-                log.warn("{}: checkpoint failed, will retry: {}", info.name(), e.getMessage());
+                if (held()) {
+                    log.debug("{}: checkpoint failed, will retry: {}", info.name(), e.getMessage());
+                } else {
+                    log.warn("{}: checkpoint failed, will retry: {}", info.name(), e.getMessage());
+                }
             }
         }
     }
@@ -364,7 +418,7 @@ final class ControllerSession implements ImageSession {
         if (checkpoints != null) {
             checkpoints.cancel(false);
         }
-        renewal.cancel(false);
+        stopRenewing();
         synchronized (flushLock) {
             closed = true;
             List<BlockVersion> dirty = ownDirty();
@@ -429,7 +483,7 @@ final class ControllerSession implements ImageSession {
         if (checkpoints != null) {
             checkpoints.cancel(false);
         }
-        renewal.cancel(false);
+        stopRenewing();
         synchronized (flushLock) {
             if (!closed) {
                 closed = true;
@@ -443,7 +497,7 @@ final class ControllerSession implements ImageSession {
 
     /** Gives the lease up without flushing: the session never served anything. */
     void abandon() {
-        renewal.cancel(false);
+        stopRenewing();
         synchronized (flushLock) {
             closed = true;
             flush(true);
@@ -466,7 +520,7 @@ final class ControllerSession implements ImageSession {
             }
         } finally {
             // Only now: a long final flush must not outlive the lease.
-            renewal.cancel(false);
+            stopRenewing();
         }
     }
 
@@ -494,7 +548,7 @@ final class ControllerSession implements ImageSession {
                 sentEpoch = epoch;
             }
             long metaSeq = controller.flush(info.name(), sentEpoch, dirty, writes.holder(), release);
-            validUntilNanos = sentAt + ttlNanos * 4 / 5;
+            validFrom(sentAt);
             writes.committed(metaSeq, dirty);
             log.debug("{}: flushed {} blocks (metaSeq {}{})", info.name(), dirty.size(), metaSeq, release ? ", lease released" : "");
         } catch (HeliotropeException e) {
@@ -520,6 +574,120 @@ final class ControllerSession implements ImageSession {
         if (fenced == null) {
             fenced = reason;
             log.warn("{}: fenced at epoch {}; refusing I/O from now on: {}", info.name(), epoch, reason);
+            unpause();
         }
+    }
+
+    /**
+     * The lease is surely this site's until 4/5 of the TTL after {@code sentAt}, when the call
+     * that renewed it was sent: the controller counts the TTL from when it renewed it, later.
+     * Held reads and writes go on; a watch pauses them a tenth of the TTL before that ends,
+     * unless another renewal comes first.
+     */
+    private void validFrom(long sentAt) {
+        long until = sentAt + ttlNanos * 4 / 5;
+        long pauseAt = until - ttlNanos / 10;
+        boolean resumed;
+        synchronized (pauseLock) {
+            // With the check in pauseIfLapsing, in one step: a watch of the validity this replaces cannot pause after it.
+            validUntilNanos = until;
+            // A renewal that took so long that its validity is nearly over already keeps them held: the next one resumes them.
+            resumed = pausedForLapse && pauseAt - System.nanoTime() > 0;
+            if (resumed) {
+                pausedForLapse = false;
+                cancel(holdEnd);
+            }
+            cancel(lapseWatch);
+            lapseWatch = renewal.isCancelled() ? null
+                    : schedule(() -> pauseIfLapsing(until), Math.max(0, pauseAt - System.nanoTime()), "lapse watch");
+        }
+        if (resumed) {
+            gate.resume();
+            log.info("{}: lease renewed (epoch {}): serving the held reads and writes", info.name(), epoch);
+        }
+    }
+
+    /** Stops the renewals, and the tasks that watch them. */
+    private void stopRenewing() {
+        renewal.cancel(false);
+        synchronized (pauseLock) {
+            cancel(lapseWatch);
+            cancel(holdEnd);
+            cancel(retry);
+        }
+    }
+
+    private static void cancel(ScheduledFuture<?> task) {
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+
+    /** {@code task} on the scheduler in {@code delayNanos}; null when the site is stopping. */
+    private ScheduledFuture<?> schedule(Runnable task, long delayNanos, String what) {
+        try {
+            return scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            log.debug("{}: no {}, the site is stopping: {}", info.name(), what, e.getMessage());
+            return null;
+        }
+    }
+
+    /** Pauses the gate if no renewal came since the one that made the lease valid {@code until}, and the session still serves. */
+    private void pauseIfLapsing(long until) {
+        long pause;
+        synchronized (pauseLock) {
+            if (validUntilNanos != until || fenced != null || renewal.isCancelled() || pausedForLapse) {
+                return;
+            }
+            pausedForLapse = true;
+            pause = ++pauses;
+            gate.pause();
+            holdEnd = schedule(() -> endHold(pause), holdNanos, "end to the hold");
+        }
+        log.warn("{}: holding reads and writes (epoch {}): no renewal reached a controller for {} ms, and the lease may lapse; "
+                + "held up to {} ms while renewals go on", info.name(), epoch, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - until + ttlNanos * 4 / 5),
+                TimeUnit.NANOSECONDS.toMillis(holdNanos));
+        renewSoon();
+    }
+
+    private boolean held() {
+        synchronized (pauseLock) {
+            return pausedForLapse;
+        }
+    }
+
+    /** While reads and writes are held, renews again a tenth of the TTL after a renewal failed, not a third: they go on the sooner. */
+    private void retryWhileHeld() {
+        synchronized (pauseLock) {
+            if (pausedForLapse && (retry == null || retry.isDone()) && !renewal.isCancelled()) {
+                retry = schedule(this::renewSoon, ttlNanos / 10, "renewal soon");
+            }
+        }
+    }
+
+    /** The hold ran out with no renewal: the held and later reads and writes go on, and fail (checkCurrent) until a renewal comes. */
+    private void endHold(long pause) {
+        synchronized (pauseLock) {
+            if (!pausedForLapse || pauses != pause) {
+                return;
+            }
+            pausedForLapse = false;
+            cancel(retry);
+        }
+        gate.resume();
+        log.warn("{}: no renewal reached a controller within the hold of {} ms: reads and writes fail (EIO) until one does",
+                info.name(), TimeUnit.NANOSECONDS.toMillis(holdNanos));
+    }
+
+    /** Resumes the gate if this session paused it: a fenced session fails what waits there. */
+    private void unpause() {
+        synchronized (pauseLock) {
+            if (!pausedForLapse) {
+                return;
+            }
+            pausedForLapse = false;
+        }
+        gate.resume();
     }
 }

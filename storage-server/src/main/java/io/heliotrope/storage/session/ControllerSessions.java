@@ -15,6 +15,7 @@ import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.LocalCopies;
 import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.view.ImageSession;
+import io.heliotrope.storage.view.IoGate;
 import io.heliotrope.storage.image.ImageSessions;
 import io.heliotrope.version.Version;
 import org.slf4j.Logger;
@@ -66,6 +67,7 @@ public final class ControllerSessions implements ImageSessions {
     private final ScheduledExecutorService scheduler;
     private final Duration checkpointInterval;
     private final long checkpointBlocks;
+    private final Duration leaseHold;
     private final AtomicLong orphanedBlocks = new AtomicLong();
     /** Images with a session open here. */
     private final Set<String> active = ConcurrentHashMap.newKeySet();
@@ -78,6 +80,8 @@ public final class ControllerSessions implements ImageSessions {
     private final Map<String, HandoffSession> sessions = new ConcurrentHashMap<>();
     /** Images in standby here for a handoff from the site named: opens of them are served in standby. */
     private final Map<String, String> standbys = new ConcurrentHashMap<>();
+    /** Images whose last session ended without a final flush (no controller answered): their blocks go at the next refresh that finds one. */
+    private final Set<String> leftovers = ConcurrentHashMap.newKeySet();
     /** Per image, the turn of its last open, close or recovery; it completes when that ends. */
     private final Map<String, CompletableFuture<Void>> turns = new ConcurrentHashMap<>();
     private final CatalogExports exports;
@@ -87,9 +91,11 @@ public final class ControllerSessions implements ImageSessions {
      * @param scheduler runs lease renewals, checkpoints and catalog refreshes; its owner closes it
      * @param checkpointInterval how often dirty blocks go to the controller while an image is open
      * @param checkpointBlocks how many blocks written since the last checkpoint start one early
+     * @param leaseHold how long a session holds reads and writes when its lease may lapse (no renewal reached a controller)
+     *     before it fails them
      */
     public ControllerSessions(String site, BlockStore store, ViewCache view, Controller controller, HoldingRecovery recovery,
-            ScheduledExecutorService scheduler, Duration checkpointInterval, long checkpointBlocks) {
+            ScheduledExecutorService scheduler, Duration checkpointInterval, long checkpointBlocks, Duration leaseHold) {
         this.site = requireNonNull(site, "site is null");
         this.store = requireNonNull(store, "store is null");
         this.copies = new LocalCopies(store);
@@ -99,7 +105,14 @@ public final class ControllerSessions implements ImageSessions {
         this.scheduler = requireNonNull(scheduler, "scheduler is null");
         this.checkpointInterval = requireNonNull(checkpointInterval, "checkpointInterval is null");
         this.checkpointBlocks = checkpointBlocks;
+        this.leaseHold = requireNonNull(leaseHold, "leaseHold is null");
         this.exports = new CatalogExports(site, controller);
+        controller.whenUnanswered(this::renewNow);
+    }
+
+    /** Renews every lease held here now, on the scheduler: the controller in use stopped answering, and another one should hear of them at once. */
+    private void renewNow() {
+        sessions.values().forEach(HandoffSession::renewSoon);
     }
 
     /** Adds this site to the controller's registry with the addresses it serves on. */
@@ -166,6 +179,7 @@ public final class ControllerSessions implements ImageSessions {
      * closed) or open here is left for a later refresh.
      */
     public void refresh() {
+        flushLeftovers();
         // Listed before the catalog is read: a copy made after the read would look removed.
         List<ImageInfo> here = store.listImages();
         Map<String, UUID> catalog;
@@ -269,7 +283,8 @@ public final class ControllerSessions implements ImageSessions {
             info = local.sizeBytes() == opened.sizeBytes() ? local : store.resizeImage(name, opened.sizeBytes());
             remote = remoteWrites(opened.replication(), info);
             SessionWrites writes = remote != null ? remote : SessionWrites.inStore(store, view, info.id(), site);
-            session = new ControllerSession(info, opened.epoch(), opened.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
+            session = new ControllerSession(info, opened.epoch(), opened.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler,
+                    IoGate.opened(), leaseHold);
             view.apply(info.id(), opened.metaSeq(), opened.snapshot(), opened.entries());
             // Before the stale blocks are found: the recovered versions are committed by then, and the view has them.
             recovery.recover(info, opened);
@@ -485,7 +500,8 @@ public final class ControllerSessions implements ImageSessions {
             // Granted at most a TTL before it expires: renewals count from there.
             long grantedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(Math.max(0, opened.ttl().toMillis() - synced.expiresInMillis()));
             SessionWrites writes = session.remoteWrites().<SessionWrites>map(remote -> remote).orElseGet(() -> SessionWrites.inStore(store, view, info.id(), site));
-            ControllerSession adopted = new ControllerSession(info, lease.grantEpoch(), lease.epoch(), opened.ttl(), grantedAt, store, view, writes, controller, this::orphan, scheduler);
+            ControllerSession adopted = new ControllerSession(info, lease.grantEpoch(), lease.epoch(), opened.ttl(), grantedAt, store, view, writes, controller,
+                    this::orphan, scheduler, session.gate(), leaseHold);
             adopted.activate(checkpointInterval, checkpointBlocks);
             active.add(info.name());
             session.adopted(adopted);
@@ -527,12 +543,44 @@ public final class ControllerSessions implements ImageSessions {
         return active.contains(name) && (session == null || session.role() != HandoffSession.Role.HELD);
     }
 
+    /**
+     * Flushes, as {@link #recover()} does at start, what sessions that could not reach a
+     * controller at their close left: as soon as one answers, under the lease they wrote
+     * under, which is still this site's unless another site took it meanwhile (an expired
+     * lease nobody took is still its holder's), so that no acknowledged write waits for the
+     * next open or a restart. Images in a turn or open again are left for a later refresh.
+     */
+    private void flushLeftovers() {
+        for (String name : leftovers) {
+            ifIdle(name, () -> {
+                ImageInfo local = copies.find(name);
+                try {
+                    if (local != null && !active.contains(name)) {
+                        recover(local);
+                    }
+                    leftovers.remove(name);
+                } catch (HeliotropeException e) {
+                    log.debug("{}: blocks left by the last session still wait for a controller: {}", name, e.getMessage());
+                } catch (RuntimeException e) {
+                    log.warn("{}: flushing the blocks left by the last session failed, will retry", name, e);
+                }
+            });
+        }
+    }
+
     /** Ends a session in the image's turn: only an active one flushes and releases. */
     private void closeInTurn(HandoffSession session) {
         String name = session.info().name();
         inTurn(name, () -> {
             try {
                 session.closeNow();
+            } catch (HeliotropeException e) {
+                if (e.code() == ErrorCode.PEER_UNAVAILABLE) {
+                    leftovers.add(name);
+                    log.warn("{}: no controller took the final flush; its blocks stay dirty here and go as soon as one answers: {}", name,
+                            e.getMessage());
+                }
+                throw e;
             } finally {
                 active.remove(name);
                 sessions.remove(name, session);

@@ -1,7 +1,5 @@
 package io.heliotrope.storage.session;
 
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
@@ -55,57 +53,82 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
-/** The controller over gRPC, as one site sees it. */
+/**
+ * The controllers over gRPC, as one site sees them: every call that can be repeated goes to
+ * the next controller when the one in use does not answer ({@link ControllerChannels}); a
+ * flush carries an id, so that the controller answers a repeat of one that went through
+ * without applying it twice. Long waits (a handoff's, the catalog's) stay with the
+ * controller in use.
+ */
 public final class GrpcController implements Controller {
     private static final long DEADLINE_SECONDS = 120;
-    /** Well under any lease TTL: a renewal that takes longer is as good as lost. */
-    private static final long RENEW_DEADLINE_SECONDS = 5;
+    /** Well under any lease TTL: a renewal that takes longer is as good as lost. Shared by the controllers a renewal tries. */
+    private static final long RENEW_DEADLINE_MILLIS = 5_000;
+    /** But each one gets this much at least: a controller waits a moment for ZooKeeper when its leader changes. */
+    private static final long RENEW_ATTEMPT_MIN_MILLIS = 1_500;
     private static final int BATCH = 65_536;
 
     private final String site;
-    private final String target;
     private final Duration openWait;
     private final SiteTraits traits;
-    private final ManagedChannel channel;
+    private final ControllerChannels controllers;
+    private final long renewAttemptMillis;
 
     /** A controller whose opens fail at once while another site holds the write lease, for a site of the default traits. */
     public GrpcController(String site, String target) {
-        this(site, target, Duration.ZERO, SiteTraits.DEFAULT);
+        this(site, List.of(target), Duration.ZERO, SiteTraits.DEFAULT);
     }
 
     /**
+     * @param targets host:port of each controller, tried in this order
      * @param openWait how long an open waits for another site to release the write lease (close-to-open), at most 10 minutes
      * @param traits what {@link #register} tells the controller of the site beside its addresses
      */
-    public GrpcController(String site, String target, Duration openWait, SiteTraits traits) {
+    public GrpcController(String site, List<String> targets, Duration openWait, SiteTraits traits) {
         this.site = requireNonNull(site, "site is null");
-        this.target = requireNonNull(target, "target is null");
         this.openWait = requireNonNull(openWait, "openWait is null");
         this.traits = requireNonNull(traits, "traits is null");
-        this.channel = Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
+        this.controllers = new ControllerChannels(site, targets);
+        this.renewAttemptMillis = Math.max(RENEW_ATTEMPT_MIN_MILLIS, RENEW_DEADLINE_MILLIS / targets.size());
+    }
+
+    /** Tells {@code listener} when the connection to the controller in use is lost, so that the leases are renewed at once through another. */
+    @Override
+    public void whenUnanswered(Runnable listener) {
+        controllers.whenLost(listener);
+    }
+
+    /** How many times calls moved to another controller. */
+    public long failovers() {
+        return controllers.failovers();
+    }
+
+    /** Seconds from the first unanswered call of the controller left last to the first answer of the next; 0 before any failover. */
+    public double lastFailoverSeconds() {
+        return controllers.lastFailoverSeconds();
     }
 
     @Override
     public void register(String grpcAddress, String nbdAddress) {
-        call(() -> blocking().registerSite(Site.newBuilder().setName(site).setGrpcAddress(grpcAddress).setNbdAddress(nbdAddress)
+        call(channel -> blocking(channel).registerSite(Site.newBuilder().setName(site).setGrpcAddress(grpcAddress).setNbdAddress(nbdAddress)
                 .setVmMemoryBytes(traits.vmMemoryBytes()).setIntraSiteRttMicros(traits.intraSiteRtt().toNanos() / 1000).build()));
     }
 
     @Override
     public Replication replication(String image) {
-        return call(() -> replication(blocking().getImage(GetImageRequest.newBuilder().setName(image).build()).getConfig()));
+        return call(channel -> replication(blocking(channel).getImage(GetImageRequest.newBuilder().setName(image).build()).getConfig()));
     }
 
     @Override
     public Map<String, UUID> images() {
-        return call(() -> {
+        return call(channel -> {
             Map<String, UUID> images = new LinkedHashMap<>();
-            for (ImageConfig image : blocking().listImages(ListImagesRequest.getDefaultInstance()).getImagesList()) {
+            for (ImageConfig image : blocking(channel).listImages(ListImagesRequest.getDefaultInstance()).getImagesList()) {
                 images.put(image.getName(), UUID.fromString(image.getUuid()));
             }
             return images;
@@ -159,14 +182,14 @@ public final class GrpcController implements Controller {
 
     /** A stub for calls that must not block, all within {@code timeout} from now. */
     private ControllerServiceGrpc.ControllerServiceStub asking(Duration timeout) {
-        return ControllerServiceGrpc.newStub(channel).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return ControllerServiceGrpc.newStub(controllers.channel()).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** A call's answer, its failure as our error. */
     private <T> CompletableFuture<T> answer(CompletableFuture<T> call) {
         return call.handle((value, failure) -> {
             if (failure != null) {
-                throw GrpcErrors.toException(failure, "controller at " + target);
+                throw GrpcErrors.toException(failure, controllers.describe());
             }
             return value;
         });
@@ -174,7 +197,7 @@ public final class GrpcController implements Controller {
 
     @Override
     public List<SiteAddress> sites() {
-        return call(() -> blocking().listSites(ListSitesRequest.getDefaultInstance()).getSitesList().stream()
+        return call(channel -> blocking(channel).listSites(ListSitesRequest.getDefaultInstance()).getSitesList().stream()
                 .map(site -> new SiteAddress(site.getName(), site.getGrpcAddress(), site.getNbdAddress()))
                 .sorted(Comparator.comparing(SiteAddress::name))
                 .toList());
@@ -184,23 +207,23 @@ public final class GrpcController implements Controller {
     public void reportRtt(Map<String, Duration> rtts, Duration probePeriod) {
         ReportRttRequest.Builder request = ReportRttRequest.newBuilder().setSite(site).setProbePeriodMillis(probePeriod.toMillis());
         rtts.forEach((peer, rtt) -> request.addPeers(PeerRtt.newBuilder().setPeer(peer).setRttMicros(rtt.toNanos() / 1000)));
-        call(() -> blocking().reportRtt(request.build()));
+        call(channel -> blocking(channel).reportRtt(request.build()));
     }
 
     @Override
     public Opened open(String image, long cachedMetaSeq) {
-        return call(() -> opened(openStream(image, OpenMode.OPEN_MODE_WRITE, cachedMetaSeq, openWait)));
+        return call(channel -> opened(openStream(channel, image, OpenMode.OPEN_MODE_WRITE, cachedMetaSeq, openWait)));
     }
 
     @Override
     public Synced read(String image, long cachedMetaSeq) {
-        return call(() -> synced(openStream(image, OpenMode.OPEN_MODE_READ, cachedMetaSeq, Duration.ZERO)));
+        return call(channel -> synced(openStream(channel, image, OpenMode.OPEN_MODE_READ, cachedMetaSeq, Duration.ZERO)));
     }
 
     @Override
     public CompletableFuture<Synced> awaitHandoff(String image, long cachedMetaSeq, Duration wait) {
         AwaitedHandoff awaited = new AwaitedHandoff();
-        ControllerServiceGrpc.newStub(channel)
+        ControllerServiceGrpc.newStub(controllers.channel())
                 .withDeadlineAfter(DEADLINE_SECONDS * 1000 + wait.toMillis(), TimeUnit.MILLISECONDS)
                 .awaitHandoff(AwaitHandoffRequest.newBuilder().setImage(image).setSite(site).setCachedMetaSeq(cachedMetaSeq)
                         .setWaitMillis(wait.toMillis()).build(), awaited);
@@ -235,13 +258,13 @@ public final class GrpcController implements Controller {
 
         @Override
         public void onError(Throwable failure) {
-            completeExceptionally(GrpcErrors.toException(failure, "controller at " + target));
+            completeExceptionally(GrpcErrors.toException(failure, controllers.describe()));
         }
 
         @Override
         public void onCompleted() {
             if (first == null) {
-                completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "controller at " + target + ": AwaitHandoff ended without an answer"));
+                completeExceptionally(new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, controllers.describe() + ": AwaitHandoff ended without an answer"));
                 return;
             }
             try {
@@ -261,7 +284,7 @@ public final class GrpcController implements Controller {
         }
     }
 
-    private Streamed openStream(String image, OpenMode mode, long cachedMetaSeq, Duration wait) {
+    private Streamed openStream(ManagedChannel channel, String image, OpenMode mode, long cachedMetaSeq, Duration wait) {
         // The controller answers within the wait; the deadline leaves it the usual time on top.
         Iterator<OpenImageResponse> responses = ControllerServiceGrpc.newBlockingStub(channel)
                 .withDeadlineAfter(DEADLINE_SECONDS * 1000 + wait.toMillis(), TimeUnit.MILLISECONDS)
@@ -285,22 +308,24 @@ public final class GrpcController implements Controller {
 
     @Override
     public void renew(String image, long epoch) {
-        call(() -> renewing().renewLease(leaseRequest(image, epoch)));
+        call(channel -> renewing(channel).renewLease(leaseRequest(image, epoch)));
     }
 
     @Override
     public long advance(String image, long epoch) {
-        return call(() -> renewing().advanceEpoch(leaseRequest(image, epoch)).getEpoch());
+        return call(channel -> renewing(channel).advanceEpoch(leaseRequest(image, epoch)).getEpoch());
     }
 
     @Override
     public LeaseState lease(String image) {
-        return leaseState(call(() -> blocking().getLease(GetImageRequest.newBuilder().setName(image).build())));
+        return leaseState(call(channel -> blocking(channel).getLease(GetImageRequest.newBuilder().setName(image).build())));
     }
 
     @Override
     public LeaseState lease(String image, Duration timeout) {
-        return leaseState(call(() -> ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        long deadline = System.nanoTime() + timeout.toNanos();
+        return leaseState(call(channel -> ControllerServiceGrpc.newBlockingStub(channel)
+                .withDeadlineAfter(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
                 .getLease(GetImageRequest.newBuilder().setName(image).build())));
     }
 
@@ -326,7 +351,7 @@ public final class GrpcController implements Controller {
 
     @Override
     public void recordSyncSites(String image, long epoch, Set<String> sites) {
-        call(() -> blocking().recordSyncSites(RecordSyncSitesRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch)
+        call(channel -> blocking(channel).recordSyncSites(RecordSyncSitesRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch)
                 .addAllSyncSites(new TreeSet<>(sites)).build()));
     }
 
@@ -336,8 +361,18 @@ public final class GrpcController implements Controller {
                 TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS));
     }
 
-    /** Streams a flush of {@code blocks} (a null holder: a zero marker), each batch naming the holders it uses. */
+    /**
+     * Streams a flush of {@code blocks} (a null holder: a zero marker) to the controller in use,
+     * then to the next ones while none answers, all within {@code timeoutNanos}; every attempt
+     * carries the same flush id, so that one after an attempt that went through is only answered.
+     */
     private long flush(FlushHeader header, List<GlobalBlock> blocks, long timeoutNanos) {
+        FlushHeader identified = header.toBuilder().setFlushId(UUID.randomUUID().toString()).build();
+        long deadline = System.nanoTime() + timeoutNanos;
+        return call(channel -> flush(channel, identified, blocks, Math.max(1, deadline - System.nanoTime())));
+    }
+
+    private static long flush(ManagedChannel channel, FlushHeader header, List<GlobalBlock> blocks, long timeoutNanos) {
         ResponseFuture<FlushResponse> response = new ResponseFuture<>();
         StreamObserver<FlushRequest> requests = ControllerServiceGrpc.newStub(channel)
                 .withDeadlineAfter(timeoutNanos, TimeUnit.NANOSECONDS)
@@ -356,16 +391,12 @@ public final class GrpcController implements Controller {
             requests.onNext(FlushRequest.newBuilder().setEntries(batch).build());
         }
         requests.onCompleted();
-        try {
-            return response.join().getMetaSeq();
-        } catch (RuntimeException e) {
-            throw GrpcErrors.toException(e, "controller at " + target);
-        }
+        return response.join().getMetaSeq();
     }
 
     @Override
     public void close() {
-        channel.shutdownNow();
+        controllers.close();
     }
 
     /** The image's replication settings, with the transition table's rows as maps of the destinations above 0. */
@@ -409,24 +440,20 @@ public final class GrpcController implements Controller {
         }
     }
 
-    private ControllerServiceGrpc.ControllerServiceBlockingStub blocking() {
+    private static ControllerServiceGrpc.ControllerServiceBlockingStub blocking(ManagedChannel channel) {
         return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(DEADLINE_SECONDS, TimeUnit.SECONDS);
     }
 
-    /** For the calls that renew the lease. */
-    private ControllerServiceGrpc.ControllerServiceBlockingStub renewing() {
-        return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(RENEW_DEADLINE_SECONDS, TimeUnit.SECONDS);
+    /** For the calls that renew the lease: each controller tried gets its share of the renewal's time. */
+    private ControllerServiceGrpc.ControllerServiceBlockingStub renewing(ManagedChannel channel) {
+        return ControllerServiceGrpc.newBlockingStub(channel).withDeadlineAfter(renewAttemptMillis, TimeUnit.MILLISECONDS);
     }
 
     private LeaseRequest leaseRequest(String image, long epoch) {
         return LeaseRequest.newBuilder().setImage(image).setSite(site).setEpoch(epoch).build();
     }
 
-    private <T> T call(Supplier<T> rpc) {
-        try {
-            return rpc.get();
-        } catch (RuntimeException e) {
-            throw GrpcErrors.toException(e, "controller at " + target);
-        }
+    private <T> T call(Function<ManagedChannel, T> rpc) {
+        return controllers.call(rpc);
     }
 }

@@ -58,7 +58,7 @@ public final class HandoffSession implements ImageSession {
 
     /** @param remote the session's writes when the image is remote and this site is not its home, else null */
     static HandoffSession active(ControllerSession session, Replication replication, RemoteWrites remote, Consumer<HandoffSession> closer) {
-        return new HandoffSession(session.info(), replication, remote, session, Role.ACTIVE, IoGate.opened(), "", closer);
+        return new HandoffSession(session.info(), replication, remote, session, Role.ACTIVE, session.gate(), "", closer);
     }
 
     /**
@@ -100,6 +100,13 @@ public final class HandoffSession implements ImageSession {
             throw new IllegalStateException(e);
         }
         return ((ControllerSession) current).handOver(site, toSite, deadlineNanos);
+    }
+
+    /** Renews the lease soon, on the scheduler, if it is this site's ({@link ControllerSession#renewSoon()}). */
+    void renewSoon() {
+        if (current instanceof ControllerSession session) {
+            session.renewSoon();
+        }
     }
 
     /** At a reclaim of an active session: its holding follows the lease to the epoch a rollback before the move left it at. */

@@ -14,8 +14,10 @@ import static java.util.Objects.requireNonNull;
  * the handoff). Open: everything. In standby (the destination of a handoff before it
  * holds the lease): reads and FLUSHes, while writes wait. Held (the source once it hands
  * over): only FLUSHes, so a client that quits is answered; reads and writes wait, neither
- * served nor failed. Ended: everything fails, with the reason given. Waiting requests go on
- * in the order they came once the gate lets them through. The gate counts the requests it
+ * served nor failed. Ended: everything fails, with the reason given. Apart from these states
+ * the gate may be paused ({@link #pause()}): reads and writes wait, FLUSHes pass, until it
+ * resumes (the session's lease may lapse: its renewals went unanswered). Waiting requests go
+ * on in the order they came once the gate lets them through. The gate counts the requests it
  * let through until they complete, so that {@link #hold()} can tell when none is left.
  */
 public final class IoGate {
@@ -29,6 +31,7 @@ public final class IoGate {
     static final IoGate ALWAYS = opened();
 
     private State state;
+    private boolean paused;
     private RuntimeException ended;
     private int inFlight;
     private final Deque<Waiter> waiting = new ArrayDeque<>();
@@ -94,6 +97,9 @@ public final class IoGate {
     }
 
     private boolean passes(Kind kind) {
+        if (paused && kind != Kind.FLUSH) {
+            return false;
+        }
         return switch (state) {
             case OPEN -> true;
             case STANDBY -> kind != Kind.WRITE;
@@ -130,20 +136,47 @@ public final class IoGate {
         return drained;
     }
 
-    /** Serves everything again, the waiting requests first, in the order they came. */
+    /** Serves everything again (unless paused), the waiting requests first, in the order they came. */
     public void release() {
-        List<Waiter> admitted = new ArrayList<>();
-        List<CompletableFuture<Void>> opened;
         synchronized (this) {
             if (state == State.ENDED) {
                 return;
             }
             state = State.OPEN;
-            admitted.addAll(waiting);
-            waiting.clear();
+        }
+        admitWaiting();
+    }
+
+    /** Holds reads and writes, whatever the state, until {@link #resume()}; FLUSHes still pass. */
+    public synchronized void pause() {
+        paused = true;
+    }
+
+    /** Ends a pause: the waiting requests the state lets through go on, in the order they came. */
+    public void resume() {
+        synchronized (this) {
+            paused = false;
+        }
+        admitWaiting();
+    }
+
+    /** Admits, in order, the waiting requests that pass now, and completes the openings if everything is served. */
+    private void admitWaiting() {
+        List<Waiter> admitted = new ArrayList<>();
+        List<CompletableFuture<Void>> opened = List.of();
+        synchronized (this) {
+            for (var waiters = waiting.iterator(); waiters.hasNext(); ) {
+                Waiter waiter = waiters.next();
+                if (passes(waiter.kind())) {
+                    admitted.add(waiter);
+                    waiters.remove();
+                }
+            }
             inFlight += admitted.size();
-            opened = List.copyOf(openings);
-            openings.clear();
+            if (state == State.OPEN && !paused) {
+                opened = List.copyOf(openings);
+                openings.clear();
+            }
         }
         admitted.forEach(waiter -> waiter.admitted().complete(null));
         opened.forEach(opening -> opening.complete(null));
@@ -168,7 +201,7 @@ public final class IoGate {
 
     /** Whether everything is served now. */
     public synchronized boolean isOpen() {
-        return state == State.OPEN;
+        return state == State.OPEN && !paused;
     }
 
     /**
@@ -181,7 +214,7 @@ public final class IoGate {
             if (state == State.ENDED) {
                 return CompletableFuture.failedFuture(ended);
             }
-            if (state != State.OPEN) {
+            if (state != State.OPEN || paused) {
                 openings.add(opened);
                 return opened;
             }

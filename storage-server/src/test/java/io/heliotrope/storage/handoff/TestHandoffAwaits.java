@@ -29,7 +29,7 @@ class TestHandoffAwaits {
     private final ExecutorService calls = Executors.newSingleThreadExecutor();
     private final MemoryBlockStore store = new MemoryBlockStore();
     private final ControllerSessions b = new ControllerSessions("b", store, store.view(), controller.forSite("b"), (image, opened) -> {}, scheduler,
-            Duration.ofMinutes(1), 1 << 20);
+            Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1));
     private final CompletableFuture<Controller.Synced> activated = new CompletableFuture<>();
     private final HandoffAwaits awaits = new HandoffAwaits("b", b, calls, scheduler, (image, synced) -> activated.complete(synced), WAIT);
     private final Controller a = controller.forSite("a");

@@ -87,7 +87,7 @@ class TestOpenImage {
     void writesGoOnThroughTheCounterLimitUnderTheNextEpochOfTheSameLeaseAndAllFlushAtClose() {
         TestingController controller = new TestingController();
         controller.createImage("disk", 8 * BLOCK_SIZE);
-        ImageSession session = new ControllerSessions("a", store, store.view(), controller.forSite("a"), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20)
+        ImageSession session = new ControllerSessions("a", store, store.view(), controller.forSite("a"), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1))
                 .open("disk");
         long granted = session.epoch();
         OpenImage image = open(session, Version.MAX_COUNTER - 3);

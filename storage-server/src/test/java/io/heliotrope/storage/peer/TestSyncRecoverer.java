@@ -136,7 +136,7 @@ class TestSyncRecoverer {
     private ImageSession open(String site, Duration patience) {
         MemoryBlockStore store = stores.get(site);
         SyncRecoverer recoverer = new SyncRecoverer(site, peers, controller.forSite(site), store.view(), patience);
-        return new ControllerSessions(site, store, store.view(), controller.forSite(site), recoverer, scheduler, Duration.ofMinutes(1), 1 << 20)
+        return new ControllerSessions(site, store, store.view(), controller.forSite(site), recoverer, scheduler, Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1))
                 .open("vm");
     }
 

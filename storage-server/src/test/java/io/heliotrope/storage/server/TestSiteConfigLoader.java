@@ -27,7 +27,7 @@ class TestSiteConfigLoader {
                 "0.0.0.0", 10810, 7411, 9411, 8, Duration.ofNanos(250_000), 1L << 30, "ctl.example:7400", Duration.ofMillis(2500), 1000L,
                 Duration.ofSeconds(30), Map.of("us-west", "127.0.0.1:17411"), Duration.ofSeconds(3), 2,
                 7500, 2, Map.of("us-west", "127.0.0.1:17500,127.0.0.1:17501"), "/opt/qemu/bin/qemu-system-x86_64", 8L << 30,
-                Duration.ofNanos(250_000), PullOrder.BLOCK, 3, false));
+                Duration.ofNanos(250_000), PullOrder.BLOCK, 3, false, Duration.ofSeconds(45)));
         assertThat(config.incomingMigrationPorts()).containsExactly(7500, 7501);
         assertThat(config.localHost()).isEqualTo("127.0.0.1");
     }
@@ -41,10 +41,23 @@ class TestSiteConfigLoader {
         SiteConfig config = SiteConfigLoader.load(file, flags);
         assertThat(config).isEqualTo(new SiteConfig("local", Path.of("/data"), SiteConfig.StoreKind.ROCKSDB,
                 "127.0.0.1", 2, 7410, 9410, null, Duration.ofNanos(50_000), 256L << 20, null, Duration.ofSeconds(5), 65_536L,
-                Duration.ofSeconds(10), Map.of(), Duration.ofSeconds(10), 4, 7420, 4, Map.of(), "qemu-system-x86_64", 0L, Duration.ofMillis(1), null, null, null));
+                Duration.ofSeconds(10), Map.of(), Duration.ofSeconds(10), 4, 7420, 4, Map.of(), "qemu-system-x86_64", 0L, Duration.ofMillis(1), null, null, null, null));
         assertThat(config.pullOrder()).isEqualTo(PullOrder.HEAT);
+        assertThat(config.leaseHold()).isEqualTo(SiteConfig.DEFAULT_LEASE_HOLD);
+        assertThat(config.controllers()).isEmpty();
         assertThat(config.peerBulkConnections()).isEqualTo(SiteConfig.DEFAULT_PEER_BULK_CONNECTIONS);
         assertThat(config.handoffBoost()).isTrue();
+    }
+
+    @Test
+    void takesSeveralControllersAsACommaSeparatedStringOrAYamlList() throws IOException {
+        Path list = Files.writeString(directory.resolve("list.yaml"), "dataDir: /data\ncontroller:\n  - a:7400\n  - b:7401\n");
+        assertThat(SiteConfigLoader.load(list, Map.of()).controllers()).containsExactly("a:7400", "b:7401");
+        Path one = Files.writeString(directory.resolve("one.yaml"), "dataDir: /data\ncontroller: a:7400\n");
+        assertThat(SiteConfigLoader.load(one, Map.of()).controllers()).containsExactly("a:7400");
+        assertThat(SiteConfigLoader.load(one, Map.of("controller", "a:7400, b:7401,c:7402")).controllers()).containsExactly("a:7400", "b:7401", "c:7402");
+        assertThatThrownBy(() -> SiteConfigLoader.load(one, Map.of("controller", "a:7400,b")))
+                .hasMessage("invalid site configuration (" + one + "): 'b' in 'a:7400,b' is not HOST:PORT");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.heliotrope.storage.session;
 
+import io.heliotrope.storage.view.IoGate;
 import io.heliotrope.storage.view.SessionWrites;
 import io.heliotrope.storage.ImageInfo;
 import io.heliotrope.storage.memory.MemoryBlockStore;
@@ -7,9 +8,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Delayed;
+import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,8 +52,46 @@ class TestControllerSession {
     void theFirstRenewalIsDueARenewalIntervalAfterTheGrantNotAfterTheOpen() {
         openedAgo(TTL.dividedBy(3).minusSeconds(1));
 
-        assertThat(scheduler.getQueue()).singleElement()
+        assertThat(scheduler.getQueue()).filteredOn(task -> ((RunnableScheduledFuture<?>) task).isPeriodic()).singleElement()
                 .satisfies(renewal -> assertThat(((Delayed) renewal).getDelay(TimeUnit.MILLISECONDS)).isLessThanOrEqualTo(1000));
+    }
+
+    /**
+     * No renewal comes back (the controller waits on a ZooKeeper without a quorum): shortly
+     * before the lease may lapse, reads and writes wait at the gate, FLUSHes do not; the first
+     * renewal that gets through serves them.
+     */
+    @Test
+    void aSessionWhoseRenewalsGoUnansweredHoldsItsIoUntilOneGoesThrough() throws Exception {
+        ScheduledThreadPoolExecutor threads = new ScheduledThreadPoolExecutor(2);
+        CountDownLatch renewing = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        try {
+            Controller.Opened opened = site.open("disk", 0);
+            ImageInfo info = store.createImage("disk", opened.sizeBytes(), opened.identity());
+            controller.hold("disk", renewing, answer);
+            IoGate gate = IoGate.opened();
+            ControllerSession session = new ControllerSession(info, opened.epoch(), opened.epoch(), Duration.ofMillis(600), System.nanoTime(), store,
+                    store.view(), SessionWrites.inStore(store, store.view(), info.id(), "a"), site, (image, blocks, reason) -> {}, threads, gate,
+                    Duration.ofMinutes(1));
+            assertThat(renewing.await(10, TimeUnit.SECONDS)).as("a renewal was sent").isTrue();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (gate.isOpen()) {
+                assertThat(System.nanoTime() - deadline).as("time left for the gate to pause").isNegative();
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+            }
+
+            CompletableFuture<String> read = gate.run(IoGate.Kind.READ, () -> CompletableFuture.completedFuture("served"));
+            assertThat(gate.run(IoGate.Kind.FLUSH, () -> CompletableFuture.completedFuture("flushed"))).isCompletedWithValue("flushed");
+            assertThat(read).isNotDone();
+
+            answer.countDown();
+            assertThat(read.get(10, TimeUnit.SECONDS)).isEqualTo("served");
+            assertThatCode(session::checkCurrent).doesNotThrowAnyException();
+        } finally {
+            answer.countDown();
+            threads.shutdownNow();
+        }
     }
 
     /** A session of a lease granted to an open sent {@code ago}. */
@@ -56,6 +99,7 @@ class TestControllerSession {
         Controller.Opened opened = site.open("disk", 0);
         ImageInfo info = store.createImage("disk", opened.sizeBytes(), opened.identity());
         return new ControllerSession(info, opened.epoch(), opened.epoch(), TTL, System.nanoTime() - ago.toNanos(), store, store.view(),
-                SessionWrites.inStore(store, store.view(), info.id(), "a"), site, (image, blocks, reason) -> {}, scheduler);
+                SessionWrites.inStore(store, store.view(), info.id(), "a"), site, (image, blocks, reason) -> {}, scheduler, IoGate.opened(),
+                Duration.ofMinutes(1));
     }
 }

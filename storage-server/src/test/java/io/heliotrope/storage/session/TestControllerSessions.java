@@ -59,7 +59,7 @@ class TestControllerSessions {
     }
 
     private ControllerSessions sessions(String site, MemoryBlockStore store, long checkpointBlocks) {
-        return new ControllerSessions(site, store, store.view(), controller.forSite(site), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), checkpointBlocks);
+        return new ControllerSessions(site, store, store.view(), controller.forSite(site), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), checkpointBlocks, Duration.ofMinutes(1));
     }
 
     private static ImageExports exports(ControllerSessions sessions, BlockStore store) {

@@ -57,7 +57,7 @@ class TestGrpcControllerRegistration {
 
     @Test
     void aSiteRegistersItsVmMemoryAndIntraSiteRoundTrip() {
-        try (GrpcController controller = new GrpcController("virginia", target(), Duration.ZERO, new SiteTraits(64L << 30, Duration.ofNanos(250_000)))) {
+        try (GrpcController controller = new GrpcController("virginia", List.of(target()), Duration.ZERO, new SiteTraits(64L << 30, Duration.ofNanos(250_000)))) {
             controller.register("127.0.0.1:7410", "127.0.0.1:10809");
         }
         try (GrpcController controller = new GrpcController("taiwan", target())) {

@@ -53,7 +53,7 @@ class TestHandoffSessions {
     }
 
     private ControllerSessions sessions(String site, MemoryBlockStore store) {
-        return new ControllerSessions(site, store, store.view(), controller.forSite(site), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20);
+        return new ControllerSessions(site, store, store.view(), controller.forSite(site), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1));
     }
 
     private static BlockDevice open(ControllerSessions sessions, MemoryBlockStore store) {

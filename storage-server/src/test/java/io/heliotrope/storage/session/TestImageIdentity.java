@@ -124,7 +124,7 @@ class TestImageIdentity {
     }
 
     private ControllerSessions newSessions() {
-        return new ControllerSessions("a", store, store.view(), controller.forSite("a"), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20);
+        return new ControllerSessions("a", store, store.view(), controller.forSite("a"), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1));
     }
 
     private ImageExports exports() {

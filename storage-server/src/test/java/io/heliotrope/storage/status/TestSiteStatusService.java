@@ -79,7 +79,7 @@ class TestSiteStatusService {
         controller.createImage("disk", SIZE);
         controller.createImage("elsewhere", SIZE);
         ImageExports exports = exports(new ControllerSessions("virginia", store, store.view(), controller.forSite("virginia"), (image, opened) -> {},
-                scheduler, Duration.ofMinutes(1), 1 << 20));
+                scheduler, Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1)));
         BlockDevice device = exports.open("disk").join();
         device.write(0, filled(5, 7), false).join();
         Map<String, Backlog> backlogs = Map.of("disk", new Backlog(5, Duration.ofMillis(1500)));

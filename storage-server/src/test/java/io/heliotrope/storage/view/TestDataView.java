@@ -292,7 +292,7 @@ class TestDataView {
     }
 
     private ControllerSessions sessions(String site, MemoryBlockStore store) {
-        return new ControllerSessions(site, store, store.view(), controller.forSite(site), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20);
+        return new ControllerSessions(site, store, store.view(), controller.forSite(site), (image, opened) -> {}, scheduler, Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1));
     }
 
     private static ByteBuffer filled(int blocks, int value) {

@@ -66,4 +66,34 @@ class TestIoGate {
         assertThatThrownBy(reopened::join).hasRootCauseMessage("handed over");
         assertThatThrownBy(() -> gate.whenOpen().join()).hasRootCauseMessage("handed over");
     }
+
+    /** A lease that may lapse pauses the gate whatever its state: a handoff's release does not end the pause, nor a resume the hold. */
+    @Test
+    void aPauseHoldsReadsAndWritesButNotFlushesUntilItResumesApartFromTheHandoffsStates() {
+        IoGate gate = IoGate.opened();
+        gate.pause();
+        List<String> ran = new ArrayList<>();
+        CompletableFuture<Boolean> write = gate.run(Kind.WRITE, () -> CompletableFuture.completedFuture(ran.add("write")));
+        CompletableFuture<Boolean> read = gate.run(Kind.READ, () -> CompletableFuture.completedFuture(ran.add("read")));
+        assertThat(gate.run(Kind.FLUSH, () -> CompletableFuture.completedFuture("flush"))).isCompletedWithValue("flush");
+        assertThat(gate.isOpen()).isFalse();
+        CompletableFuture<Void> opened = gate.whenOpen();
+        gate.release();
+        assertThat(ran).isEmpty();
+        assertThat(opened).isNotDone();
+
+        gate.resume();
+        assertThat(ran).containsExactly("write", "read");
+        assertThat(write).isCompletedWithValue(true);
+        assertThat(read).isCompletedWithValue(true);
+        assertThat(opened).isCompleted();
+
+        gate.hold();
+        gate.pause();
+        gate.resume();
+        CompletableFuture<String> held = gate.run(Kind.READ, () -> CompletableFuture.completedFuture("held"));
+        assertThat(held).isNotDone();
+        gate.release();
+        assertThat(held).isCompletedWithValue("held");
+    }
 }

@@ -91,7 +91,7 @@ class TestRemoteDevice {
 
     private BlockDevice open() {
         ControllerSessions sessions = new ControllerSessions("b", here, here.view(), controller.forSite("b"), (image, opened) -> {}, scheduler,
-                Duration.ofMinutes(1), 1 << 20);
+                Duration.ofMinutes(1), 1 << 20, Duration.ofMinutes(1));
         DefaultDeviceFactory store = new DefaultDeviceFactory(here, new LocalOnlyFetcher(), ReplicatorFactory.NONE, ReadCounter.NONE, Runnable::run, true,
                 Runnable::run, UnpooledByteBufAllocator.DEFAULT);
         BlockDevice device = new ImageExports(sessions, new ModeDevices(store, peers, here.view(), reads, WanWaits.NONE, Runnable::run, UnpooledByteBufAllocator.DEFAULT), Runnable::run)
