@@ -145,7 +145,7 @@ prepare_tools   # the WAN proxy's class path, for the nbdkit arm's links
 now() { date +%s.%N; }
 
 RUNS_CSV=$OUT/dbench-runs.csv
-echo "arm,run,outcome,t_booted,t_start,t_migrate,t_migrated,t_done,migration_total_ms,guest_downtime_ms,ram_bytes,storage_forward_bytes,storage_backward_bytes,dbench_mb_s" >"$RUNS_CSV"
+echo "arm,run,outcome,t_booted,t_counted,t_start,t_migrate,t_migrated,t_done,migration_total_ms,guest_downtime_ms,ram_bytes,storage_forward_bytes,storage_backward_bytes,dbench_mb_s" >"$RUNS_CSV"
 
 # await_console PATTERN TIMEOUT FILE...: until a console log holds PATTERN (fixed string);
 # prints the host time it was seen.
@@ -177,7 +177,7 @@ image_options() {
 
 # heliotrope_arm ARM RUN: one run on a fresh helio up; appends its row to dbench-runs.csv.
 heliotrope_arm() {
-  local arm=$1 run=$2 tag=$1-r$2 boost=() t_booted t_start t_migrate t_migrated t_done result before after
+  local arm=$1 run=$2 tag=$1-r$2 boost=() t_booted t_counted t_start t_migrate t_migrated t_done result before after
   [[ $arm == shipped ]] || boost=(--no-handoff-boost)
   start_up_with_vms --qemu "$QEMU_WRAPPER" "${boost[@]}"
   local v_metrics=http://127.0.0.1:$METRICS_V/metrics t_metrics=http://127.0.0.1:$METRICS_T/metrics
@@ -205,10 +205,12 @@ heliotrope_arm() {
   t_booted=$(await_console "HELIO-DBENCH: booted" 300 "${consoles[@]}")
   launch "watch-$tag" python3 "$WATCH" watch --csv-prefix "$OUT/raw/$tag" \
     --metrics "virginia=$v_metrics" --metrics "taiwan=$t_metrics" --console "${consoles[0]}" --console "${consoles[1]}"
+  # The storage bytes count from here, just before dbench starts, to its end.
+  read -r -a before < <(peer_totals "$v_metrics")
+  t_counted=$(now)
   python3 "$WATCH" go "$DATA/virginia/vms/dbench/console.sock"
   t_start=$(await_console "HELIO-DBENCH: start" 60 "${consoles[@]}")
   sleep_until "$t_start" "$MIGRATE_AFTER"
-  read -r -a before < <(peer_totals "$v_metrics")
   t_migrate=$(now)
   result=$(helio vm migrate dbench --to taiwan --json 2>>"$OUT/logs/migrate.log") || die "$tag: the migration did not complete: $result"
   t_migrated=$(now)
@@ -224,7 +226,7 @@ print(",".join([r["outcome"].replace("MIGRATION_OUTCOME_", "").lower(), f"{int(r
                 f"{int(r.get('downtimeMicros', 0)) / 1000:.1f}", str(r.get("ramBytes", 0))]))
 PY
 )
-  echo "$arm,$run,${row%%,*},$t_booted,$t_start,$t_migrate,$t_migrated,$t_done,${row#*,},$((after[0] - before[0])),$((after[1] - before[1])),$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
+  echo "$arm,$run,${row%%,*},$t_booted,$t_counted,$t_start,$t_migrate,$t_migrated,$t_done,${row#*,},$((after[0] - before[0])),$((after[1] - before[1])),$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
   cp "${consoles[0]}" "$OUT/raw/$tag.console-virginia.log"
   cp "${consoles[1]}" "$OUT/raw/$tag.console-taiwan.log"
   helio vm stop dbench --kill >&2 || true
@@ -288,7 +290,7 @@ PY
 )
   # Storage: what taiwan's QEMU read and wrote through the link: the link's backward bytes
   # came from virginia (reads), its forward bytes went there (writes); RAM: the migration link.
-  echo "nbdkit,$run,completed,$t_booted,$t_start,$t_migrate,$t_migrated,$t_done,$row,${mig_bytes[0]},${nbd_bytes[1]},${nbd_bytes[0]},$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
+  echo "nbdkit,$run,completed,$t_booted,$t_start,$t_start,$t_migrate,$t_migrated,$t_done,$row,${mig_bytes[0]},${nbd_bytes[1]},${nbd_bytes[0]},$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
   cp "${consoles[0]}" "$OUT/raw/$tag.console-virginia.log"
   cp "${consoles[1]}" "$OUT/raw/$tag.console-taiwan.log"
   stop_all
