@@ -51,17 +51,13 @@ source "$REPO/benchmarks/geo/lib.sh"
 [[ -f $CASSANDRA_POM ]] || die "no $CASSANDRA_POM (set CASSANDRA_POM)"
 eval "$("$HERE/dockerd.sh" env)"
 WORK=$(mktemp -d /var/tmp/heliotrope-images.XXXXXX)
-OUR_DAEMON=false
 cleanup() {
   rm -rf "$WORK"
-  if $OUR_DAEMON; then "$HERE/dockerd.sh" stop; fi
+  dockerd_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-if ! "$HERE/dockerd.sh" status >/dev/null; then
-  OUR_DAEMON=true
-  "$HERE/dockerd.sh" start
-fi
+dockerd_up
 
 # label IMAGE: the io.heliotrope.inputs label of IMAGE, empty when it does not exist.
 label() { docker image inspect --format '{{index .Config.Labels "io.heliotrope.inputs"}}' "$1" 2>/dev/null || true; }

@@ -98,7 +98,7 @@ while (($#)); do
     --bandwidth) BANDWIDTH=$2; shift 2 ;;
     --port-offset) PORT_OFFSET=$2; shift 2 ;;
     --no-pin) PIN=0; shift ;;
-    --work) WORK=$2; shift 2 ;;
+    --work) WORK=$(realpath -m "$2"); shift 2 ;;
     --out) OUT=$(realpath -m "$2"); shift 2 ;;
     *) echo "dbench.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac
@@ -194,8 +194,8 @@ heliotrope_arm() {
   # shellcheck disable=SC2046
   helio image set disk $(image_options "$arm") >&2
   local deadline=$((SECONDS + 120))
-  until (($(metric "$v_metrics" heliotrope_propagation_queue) == 0)); do
-    ((SECONDS < deadline)) || die "$tag: virginia's push queue did not drain in 120 s"
+  until [[ $(metric "$v_metrics" heliotrope_propagation_queue) == 0 ]]; do
+    ((SECONDS < deadline)) || die "$tag: virginia's push queue did not drain in 120 s (or its /metrics did not answer)"
     sleep 0.5
   done
   helio vm create dbench --site virginia --disk disk --memory "$MEMORY" --vcpus 1 --kernel "$DBENCH_GUEST/vmlinuz" \
@@ -206,7 +206,7 @@ heliotrope_arm() {
   launch "watch-$tag" python3 "$WATCH" watch --csv-prefix "$OUT/raw/$tag" \
     --metrics "virginia=$v_metrics" --metrics "taiwan=$t_metrics" --console "${consoles[0]}" --console "${consoles[1]}"
   # The storage bytes count from here, just before dbench starts, to its end.
-  read -r -a before < <(peer_totals "$v_metrics")
+  before=$(peer_totals "$v_metrics") || die "$tag: virginia's peer bytes could not be read"
   t_counted=$(now)
   python3 "$WATCH" go "$DATA/virginia/vms/dbench/console.sock"
   t_start=$(await_console "HELIO-DBENCH: start" 60 "${consoles[@]}")
@@ -216,7 +216,7 @@ heliotrope_arm() {
   t_migrated=$(now)
   echo "$result" >>"$OUT/raw/$tag.migration.json"
   t_done=$(await_console "HELIO-DBENCH: done" $((DBENCH_TIME * 3 + 120)) "${consoles[@]}")
-  read -r -a after < <(peer_totals "$v_metrics")
+  after=$(peer_totals "$v_metrics") || die "$tag: virginia's peer bytes could not be read"
   stop "watch-$tag"
   local row
   row=$(python3 - "$result" <<'PY'
@@ -226,20 +226,12 @@ print(",".join([r["outcome"].replace("MIGRATION_OUTCOME_", "").lower(), f"{int(r
                 f"{int(r.get('downtimeMicros', 0)) / 1000:.1f}", str(r.get("ramBytes", 0))]))
 PY
 )
-  echo "$arm,$run,${row%%,*},$t_booted,$t_counted,$t_start,$t_migrate,$t_migrated,$t_done,${row#*,},$((after[0] - before[0])),$((after[1] - before[1])),$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
+  echo "$arm,$run,${row%%,*},$t_booted,$t_counted,$t_start,$t_migrate,$t_migrated,$t_done,${row#*,},$(( ${after% *} - ${before% *} )),$(( ${after#* } - ${before#* } )),$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
   cp "${consoles[0]}" "$OUT/raw/$tag.console-virginia.log"
   cp "${consoles[1]}" "$OUT/raw/$tag.console-taiwan.log"
   helio vm stop dbench --kill >&2 || true
   stop_all
   kill_vms
-}
-
-# peer_totals URL: virginia's peer bytes sent to and received from taiwan so far (each
-# site counts the calls it makes and the calls it serves, so virginia's count is every byte
-# of the link but the RTT probes' share of taiwan's own calls).
-peer_totals() {
-  echo "$(metric "$1" heliotrope_peer_bytes_total 'direction="sent",peer="taiwan"')" \
-    "$(metric "$1" heliotrope_peer_bytes_total 'direction="received",peer="taiwan"')"
 }
 
 # sleep_until T0 S: until S seconds after the host time T0.

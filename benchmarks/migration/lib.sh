@@ -120,9 +120,8 @@ start_up_with_vms() {
   export XDG_CONFIG_HOME=$WORK/config   # helio up writes its client configuration here, not to ~/.config
   set_up_ports "$PORT_OFFSET"
   export HELIO_CONTROLLER=$CONTROLLER
-  STATUS_PORT=$((7480 + PORT_OFFSET)) MIGRATION_PORT=$((7420 + PORT_OFFSET))
   SITES=(virginia taiwan)
-  rm -rf "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch"
+  remove_tree "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch"
   mkdir -p "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch" "$OUT/logs"
   trap 'stop_all; kill_vms; rm -rf "$WORK/scratch"' EXIT
   trap 'exit 130' INT TERM
@@ -133,11 +132,7 @@ start_up_with_vms() {
       die "building the distribution failed (see $OUT/logs/build.log)"
     DISTRIBUTION_BUILT=1
   fi
-  require_ports "$STATUS_PORT" $(seq "$MIGRATION_PORT" $((MIGRATION_PORT + 7)))
-  launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
-    --controller-port "$CONTROLLER_PORT" --status-port "$STATUS_PORT" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
-    --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT" "$@"
-  wait_for_line up "Press Ctrl-C to stop." 180
+  helio_up up "$DATA" "$RTT" "$BANDWIDTH" --demo-size 16M "$@" || die "helio up did not start (see $OUT/logs/up.log)"
 }
 
 # start_vm NAME DISK...: the records guest as a VM at virginia, started, once it has acknowledged record 3.
