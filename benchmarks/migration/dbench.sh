@@ -141,7 +141,7 @@ ROOT_IMG=$DBENCH_GUEST/root.img
 ROOT_SIZE=$(stat -c %s "$ROOT_IMG")
 APPEND="console=ttyS0 panic=-1 quiet helio.dbench_time=$DBENCH_TIME helio.dbench_clients=$CLIENTS"
 [[ $GUEST_CACHE == none ]] || APPEND+=" helio.dbench_memory=$GUEST_CACHE"
-prepare_tools   # the WAN proxy's class path, for the nbdkit arm's links
+prepare_links   # for the nbdkit arm
 now() { date +%s.%N; }
 
 RUNS_CSV=$OUT/dbench-runs.csv
@@ -290,22 +290,14 @@ PY
 }
 
 # nbdkit_qemu NAME DIR NBD_PORT [QEMU ARGS...]: the dbench guest as the sites' runners start
-# it (QemuCommandLine), its disk the NBD export at NBD_PORT; returns once QMP listens.
+# it, its disk the NBD export at NBD_PORT; returns once QMP listens.
 nbdkit_qemu() {
-  local name=$1 dir=$2 port=$3 deadline=$((SECONDS + 30))
+  local name=$1 dir=$2 port=$3
   shift 3
-  launch "$name" "${QEMU_CORE[@]}" qemu-system-x86_64 -machine q35,accel=tcg -m "$(($(size_bytes "$MEMORY") >> 20))M" -smp 1 \
-    -nodefaults -nic none -display none -no-reboot \
+  launch_qemu "$name" "$dir" -nodefaults -m "$(($(size_bytes "$MEMORY") >> 20))M" -smp 1 \
     -kernel "$DBENCH_GUEST/vmlinuz" -initrd "$DBENCH_GUEST/initrd.img" -append "$APPEND" \
     -blockdev "driver=nbd,node-name=nbd0,server.type=inet,server.host=127.0.0.1,server.port=$port,reconnect-delay=5" \
-    -blockdev driver=raw,node-name=disk0,file=nbd0 -device virtio-blk-pci,drive=disk0,id=virtio-disk0 \
-    -chardev "socket,id=console,path=$dir/console.sock,server=on,wait=off,logfile=$dir/console.log" -serial chardev:console \
-    -qmp "unix:$dir/qmp.sock,server=on,wait=off" "$@"
-  until [[ -S $dir/qmp.sock ]]; do
-    alive "${PID[$name]}" || { tail -n 20 "$OUT/logs/$name.log" >&2; die "QEMU $name exited"; }
-    ((SECONDS < deadline)) || die "QEMU $name: no QMP socket after 30 s"
-    sleep 0.1
-  done
+    -blockdev driver=raw,node-name=disk0,file=nbd0 -device virtio-blk-pci,drive=disk0,id=virtio-disk0 "$@"
 }
 
 for ((run = 1; run <= RUNS; run++)); do
