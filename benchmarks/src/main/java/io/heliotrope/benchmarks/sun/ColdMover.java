@@ -94,9 +94,9 @@ final class ColdMover {
     }
 
     /** Starts every server at its site of {@code initial} (0-based site per server) and waits for a leader. */
-    void startAll(int[] initial) {
+    void startAll(List<Integer> initial) {
         for (int server = 1; server < placement.length; server++) {
-            placement[server] = initial[server - 1];
+            placement[server] = initial.get(server - 1);
             wan.place(server, placement[server]);
             node(Step.FORMAT_AND_ATTACH, server, placement[server]);
             node(Step.START, server, placement[server]);

@@ -65,7 +65,7 @@ public final class FollowTheSun {
                 PrintWriter timeline = new PrintWriter(Files.newBufferedWriter(out.resolve("timeline.csv")));
                 PrintWriter decisions = new PrintWriter(Files.newBufferedWriter(out.resolve("decisions.csv")))) {
             ColdMover mover = new ColdMover(options.nodeScript(), options.work(), wan, sites, options.nbd(), options.imagePrefix(), controller, moves,
-                    options.initial().length);
+                    options.initial().size());
             mover.startAll(options.initial());
             log.info("ensemble: serves at {}", sitesOf(sites, mover.placement()));
             createZnodes(connect(servers(wan, 0, 3)));
