@@ -57,7 +57,7 @@ start_node() {
     # bound in. Never a directory above the data: the container would keep every mount below
     # it, other nodes' images included, and a moved node's file system would stay mounted in
     # it after the host's umount (review #24, B1).
-    launch "$name" "$REPO/benchmarks/docker/container.sh" run --image heliotrope/cassandra:5.0.9 --name "cassandra-$name-$$" \
+    launch "$name" "$REPO/benchmarks/docker/container.sh" run --image "$(CASSANDRA_POM=$HERE/pom.xml image_tag cassandra)" --name "cassandra-$name-$$" \
       --bind "$dir" --bind "$conf" --bind "$HERE" --bind "$OUT/logs" --env "JVM_OPTS=${opts[*]}" --wait-log "Startup complete" \
       --timeout "${NODE_TIMEOUT}s"
   else

@@ -69,7 +69,7 @@ echo 1 >"$zk/data/myid"
 printf '%s\n' "tickTime=500" "dataDir=$zk/data" "clientPortAddress=$ADDRESS" "clientPort=$zk_port" \
   "admin.enableServer=false" "4lw.commands.whitelist=srvr,mntr" >"$zk/zoo.cfg"
 zk_start() {
-  ZK_ID=$("$HERE/container.sh" start --image heliotrope/zookeeper:3.9.5 --name "smoke-zk1-$$" --bind "$zk:$zk" \
+  ZK_ID=$("$HERE/container.sh" start --image "$(image_tag zookeeper)" --name "smoke-zk1-$$" --bind "$zk:$zk" \
     --env "JVM_OPTS=-Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1" --wait-log 'PrepRequestProcessor.*started' \
     --timeout 120s -- "$zk/zoo.cfg")
 }

@@ -217,6 +217,20 @@ random_file() {
   head -c "$2" /dev/urandom >"$1.tmp" && mv "$1.tmp" "$1"
 }
 
+# image_tag zookeeper|cassandra: the tag of benchmarks/docker's image of that server, its
+# version the build's (the parent pom's zookeeper.version; Cassandra's in CASSANDRA_POM,
+# benchmarks/cassandra/pom.xml by default).
+image_tag() {
+  local version
+  case $1 in
+    zookeeper) version=$(sed -n 's:.*<zookeeper.version>\([^<]*\)</zookeeper.version>.*:\1:p' "$REPO/pom.xml" | head -n 1) ;;
+    cassandra) version=$(sed -n 's:.*<version>\(5[^<]*\)</version>.*:\1:p' "${CASSANDRA_POM:-$REPO/benchmarks/cassandra/pom.xml}" | head -n 1) ;;
+    *) die "image_tag: zookeeper or cassandra, not '$1'" ;;
+  esac
+  [[ -n $version ]] || die "image_tag: no version of $1 in the poms"
+  echo "heliotrope/$1:$version"
+}
+
 # dockerd_up: the Docker daemon of benchmarks/docker running; OUR_DOCKERD=1 when this script
 # started it (dockerd.sh start's exit 0; 4 when it already ran).
 OUR_DOCKERD=0
@@ -244,7 +258,24 @@ ensure_gnuplot() {
   "$REPO/bin/install-packages" gnuplot-nox >&2 || log "gnuplot-nox could not be installed: no PNG"
 }
 
+# require_tools TOOL...: fails naming each missing tool and the Debian package that has it.
 require_tools() {
-  local t
-  for t in "$@"; do command -v "$t" >/dev/null || die "$t is not installed (libnbd-bin, nbdkit, fio, curl)"; done
+  local t missing=()
+  for t in "$@"; do command -v "$t" >/dev/null || missing+=("$t (package $(tool_package "$t"))"); done
+  ((${#missing[@]} == 0)) || die "not installed: ${missing[*]}; bin/install-packages PACKAGE... installs them"
+}
+
+tool_package() {
+  case $1 in
+    nbdcopy|nbdsh|nbdinfo) echo libnbd-bin ;;
+    nbdfuse|nbdkit|fio|curl|python3|gnuplot) echo "$1" ;;
+    fusermount3) echo fuse3 ;;
+    losetup|taskset|blkid) echo util-linux ;;
+    mount|umount) echo mount ;;
+    mkfs.ext4) echo e2fsprogs ;;
+    qemu-system-x86_64) echo qemu-system-x86 ;;
+    qemu-img|qemu-io) echo qemu-utils ;;
+    java) echo openjdk-17-jre-headless ;;
+    *) echo "unknown: see the script's --help" ;;
+  esac
 }

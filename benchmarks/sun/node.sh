@@ -15,7 +15,7 @@
 # fusermount3, losetup, mkfs.ext4; ZK_CLASSPATH in the environment for start.
 set -euo pipefail
 
-BENCHMARKS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCHMARKS=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=../geo/lib.sh
 source "$BENCHMARKS/geo/lib.sh"
 log() { printf '%s node.sh %s: %s\n' "$(date +%T.%3N)" "${DIR##*/}" "$*"; }
@@ -40,7 +40,7 @@ start() {
     # Only its data and configuration bound in: a bind of DIR would hold its nbdfuse mount
     # in the container (review #24, B1).
     echo "zk-${DIR##*/}-$$" >"$DIR/container"
-    setsid "$CONTAINER_SH" run --image heliotrope/zookeeper:3.9.5 --name "$(cat "$DIR/container")" \
+    setsid "$CONTAINER_SH" run --image "$(image_tag zookeeper)" --name "$(cat "$DIR/container")" \
       --bind "$DIR/data" --bind "$cfg" --env "JVM_OPTS=$opts" --wait-log "binding to port" --timeout 120s -- "$cfg" \
       </dev/null >>"$DIR/zk.log" 2>&1 &
   else
