@@ -53,7 +53,7 @@ Options (defaults in brackets):
   --day D            how long a day of the trace lasts, e.g. 5m, 60s [$DAY]
   --days N           days of the trace [$DAYS]
   --peak RATE        requests per second of a region at its peak [$PEAK]
-  --sessions N       ZooKeeper sessions per region, each on a random server [$SESSIONS]
+  --sessions N       ZooKeeper sessions per region, session i on server i mod 3 [$SESSIONS]
   --rtt D            round trip between the sites [$RTT]
   --bandwidth R      WAN capacity each way [$BANDWIDTH]
   --decide-every D   how often the scheduler is asked [$DECIDE]
