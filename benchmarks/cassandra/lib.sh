@@ -21,7 +21,7 @@ prepare_cassandra() {
   fi
   CASSANDRA_CP=$(cat "$cp")
   if ((DOCKER)); then
-    "$REPO/benchmarks/docker/dockerd.sh" status >/dev/null 2>&1 || { "$REPO/benchmarks/docker/dockerd.sh" start >&2 && STARTED_DOCKERD=1; }
+    dockerd_up
     log "building the container images (benchmarks/docker/build-images.sh; logs/build.log)"
     CASSANDRA_POM=$HERE/pom.xml "$REPO/benchmarks/docker/build-images.sh" >>"$OUT/logs/build.log" 2>&1 ||
       die "building the images failed (see $OUT/logs/build.log)"
@@ -43,7 +43,7 @@ node_conf() {
 # start_node NAME DIR LISTEN BROADCAST DC SEEDS [JVM OPTIONS...]: node NAME started (log
 # logs/NAME.log), returns once it serves CQL.
 start_node() {
-  local name=$1 conf
+  local name=$1 dir=$2 conf
   conf=$(node_conf "$@")
   shift 6
   [[ -n ${JMX[$name]:-} ]] || JMX[$name]=$(free_port)
@@ -53,14 +53,27 @@ start_node() {
     -Dcassandra.jmx.local.port="${JMX[$name]}" -Dcassandra.ring_delay_ms="$RING_DELAY_MS" "$@")
   if ((DOCKER)); then
     # The same server and options in a container on the host's network (benchmarks/docker):
-    # the work directory (configuration, data, the images' mounts), this one and the logs bound in.
-    launch "$name" "$REPO/benchmarks/docker/container.sh" run --image heliotrope/cassandra:5.0.9 --name "cassandra-$name-$$" \
-      --bind "$WORK" --bind "$HERE" --bind "$OUT/logs" --env "JVM_OPTS=${opts[*]}" --wait-log "Startup complete" \
+    # only this node's data (its image's mount) and configuration, this directory and the logs
+    # bound in. Never a directory above the data: the container would keep every mount below
+    # it, other nodes' images included, and a moved node's file system would stay mounted in
+    # it after the host's umount (review #24, B1).
+    launch "$name" "$REPO/benchmarks/docker/container.sh" run --image "$(CASSANDRA_POM=$HERE/pom.xml image_tag cassandra)" --name "cassandra-$name-$$" \
+      --bind "$dir" --bind "$conf" --bind "$HERE" --bind "$OUT/logs" --env "JVM_OPTS=${opts[*]}" --wait-log "Startup complete" \
       --timeout "${NODE_TIMEOUT}s"
   else
     launch "$name" java "${opts[@]}" -cp "$CASSANDRA_CP" org.apache.cassandra.service.CassandraDaemon
   fi
   wait_for_line "$name" "Startup complete" "$NODE_TIMEOUT" || die "node $name did not start"
+}
+
+# stop_node NAME: node NAME stopped; with --docker its container removed for sure (container.sh
+# gone), so that it holds no mount when the node's image is detached.
+stop_node() {
+  stop "$1"
+  if ((DOCKER)) && ! "$REPO/benchmarks/docker/container.sh" gone "cassandra-$1-$$"; then
+    log "the container of node $1 is still there"
+    return 1
+  fi
 }
 
 # nodetool NAME ARGS...: Cassandra's nodetool against node NAME.
@@ -101,11 +114,21 @@ client_cmd() {
     --keys "$KEYS" --site-prefix "$(broadcast_of "$2" '')=$(listen_of "$2" '')")
 }
 
-# inspect CONTACT TOKENS: the token map into TOKENS, every node's streamed bytes appended to streams.csv.
+# inspect CONTACT TOKENS: the token map into TOKENS, every node's streamed bytes appended to
+# streams.csv; between events "inspect" and "inspect done", which report.py leaves out of the
+# move's time (a driver JVM: 6-8 s of the benchmark's own work).
 inspect() {
   client_cmd inspect 1 "$1"
+  event inspect
   "${CMD[@]}" --tokens "$2" --streams "$DIR/streams.csv" >>"$OUT/logs/$WAY_NOW-inspect.log" 2>&1 ||
     die "reading the cluster's state failed (see $OUT/logs/$WAY_NOW-inspect.log)"
+  event "inspect done"
+}
+
+# helio_bytes NAME: Heliotrope's peer bytes between the sites so far (virginia's counts, sent
+# and received) into peer-NAME.txt.
+helio_bytes() {
+  peer_totals "http://127.0.0.1:$METRICS_V/metrics" >"$DIR/peer-$1.txt" || die "virginia's peer bytes could not be read"
 }
 
 # start_load: a client per region (virginia's to its node 1, taiwan's across the WAN), and the host CPU sampler.
@@ -138,7 +161,7 @@ await_up() {
 # run_way WAY: a fresh cluster at virginia, loaded, under load, moved to taiwan; results in $OUT/WAY.
 run_way() {
   WAY_NOW=$1 DIR=$OUT/$1
-  rm -rf "${WORK:?}/$1" && mkdir -p "$DIR" "$WORK/$1"
+  remove_tree "${WORK:?}/$1" && mkdir -p "$DIR" "$WORK/$1"
   echo "unix_s,event" >"$DIR/events.csv"
   log "== $1: three nodes at virginia, $KEYS keys, clients at both sites"
   [[ $1 == heliotrope ]] && start_helio
@@ -157,12 +180,13 @@ run_way() {
   event steady
   sleep "$STEADY"
   event move-start
-  [[ $1 == heliotrope ]] && peer_bytes >"$DIR/peer-before.txt"
+  [[ $1 == heliotrope ]] && helio_bytes before
   "move_$1"
-  [[ $1 == heliotrope ]] && peer_bytes >"$DIR/peer-after.txt"
+  [[ $1 == heliotrope ]] && helio_bytes after
   event move-end
   sleep "$AFTER"
   event end
+  [[ $1 == heliotrope ]] && helio_bytes end   # the pull goes on after the move
   stop "$1-client-virginia"; stop "$1-client-taiwan"; stop "$1-cpu"
   cp "$OUT/logs/$1-cpu.log" "$DIR/cpu.csv"
   inspect "$(listen_of 2 1)" "$DIR/tokens-after.csv"
@@ -187,81 +211,48 @@ move_app() {
     event "decommission virginia n$i"
     nodetool "app-n$i-virginia" decommission >>"$OUT/logs/app-decommission.log" 2>&1 ||
       die "decommissioning n$i failed (see logs/app-decommission.log)"
-    stop "app-n$i-virginia"
+    stop_node "app-n$i-virginia" || die "node app-n$i-virginia did not stop"
     NODE_AT[$i]=app-n$i-taiwan
   done
 }
 
 # --- Heliotrope's way ---
 
-declare -A MNT=() LOOP=() FUSE=() FUSE_NAME=()   # node number -> its image's mount, loop device, nbdfuse dir and process
+declare -A MNT=() IMAGE_STATE=()   # node number -> its image's mount and ext4-image.sh state directory
+EXT4_IMAGE=$REPO/benchmarks/geo/ext4-image.sh
 
 # start_helio: helio up (virginia, taiwan, the WAN between them) on free ports, and an image per node homed at virginia.
 start_helio() {
-  local status=$((7480 + PORT_OFFSET)) migration=$((7420 + PORT_OFFSET)) i
+  local i
   export XDG_CONFIG_HOME=$WORK/config   # helio up writes its client configuration here, not to ~/.config
   set_up_ports "$PORT_OFFSET"
   export HELIO_CONTROLLER=$CONTROLLER
-  rm -rf "$WORK/helio" "$XDG_CONFIG_HOME" && mkdir -p "$XDG_CONFIG_HOME"
+  remove_tree "$WORK/helio" "$XDG_CONFIG_HOME" && mkdir -p "$XDG_CONFIG_HOME"
   log "building the distribution (./mvnw -o -pl cli -am package; logs/build.log)"
   (cd "$REPO" && ./mvnw -B -q -o -pl cli -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
     die "building the distribution failed (see $OUT/logs/build.log)"
-  require_ports "$CONTROLLER_PORT" "$GRPC_V" "$GRPC_T" "$METRICS_V" "$METRICS_T" "$NBD_V" "$NBD_T" "$status" \
-    $(seq "$migration" $((migration + 7)))
-  launch heliotrope-up "$HELIO" up --data-dir "$WORK/helio" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
-    --controller-port "$CONTROLLER_PORT" --status-port "$status" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
-    --nbd-port "$NBD_V" --migration-port "$migration"
-  wait_for_line heliotrope-up "Press Ctrl-C to stop." 180 || die "helio up did not start"
+  helio_up heliotrope-up "$WORK/helio" "$RTT" "$BANDWIDTH" --demo-size 16M || die "helio up did not start"
   for i in 1 2 3; do helio image create "cass$i" --size "$IMAGE_SIZE" --home virginia >>"$OUT/logs/heliotrope-images.log"; done
 }
 
-# peer_bytes: "FORWARD BACKWARD": the storage bytes between the sites so far, virginia to taiwan
-# and back; of each direction the larger of the two sites' counts (each counts the calls it
-# makes and the ones it serves).
-peer_bytes() {
-  local v=http://127.0.0.1:$METRICS_V/metrics t=http://127.0.0.1:$METRICS_T/metrics a b
-  a=$(metric "$v" heliotrope_peer_bytes_total 'direction="sent",peer="taiwan"')
-  b=$(metric "$t" heliotrope_peer_bytes_total 'direction="received",peer="virginia"')
-  printf '%s ' $((a > b ? a : b))
-  a=$(metric "$t" heliotrope_peer_bytes_total 'direction="sent",peer="virginia"')
-  b=$(metric "$v" heliotrope_peer_bytes_total 'direction="received",peer="taiwan"')
-  echo $((a > b ? a : b))
-}
-
-# attach NODE SITE_INDEX [mkfs]: the node's image opened at that site (nbdfuse of the site's
-# export, a loop device) and mounted at node_dir; mkfs makes the file system first.
+# attach NODE SITE_INDEX [mkfs]: the node's image opened at that site and mounted at node_dir
+# (geo/ext4-image.sh; its nbdfuse state in $WORK/heliotrope/image-nNODE-SITE); mkfs makes the
+# file system first.
 attach() {
-  local i=$1 site=${SITES[$2 - 1]} port=$NBD_V deadline=$((SECONDS + 30))
+  local i=$1 site=${SITES[$2 - 1]} port=$NBD_V
   (($2 == 1)) || port=$NBD_T
-  MNT[$i]=$(node_dir heliotrope "$i" "$site") FUSE[$i]=$WORK/heliotrope/fuse-n$i-$site FUSE_NAME[$i]=heliotrope-nbdfuse-n$i-$site
-  mkdir -p "${MNT[$i]}" "${FUSE[$i]}"
-  launch "${FUSE_NAME[$i]}" nbdfuse -P "${FUSE[$i]}.pid" "${FUSE[$i]}/disk" "nbd://127.0.0.1:$port/cass$i"
-  until [[ -s ${FUSE[$i]}.pid ]]; do
-    alive "${PID[${FUSE_NAME[$i]}]}" && ((SECONDS < deadline)) || die "nbdfuse of cass$i at $site did not start"
-    sleep 0.1
-  done
-  LOOP[$i]=$(losetup --direct-io=on --find --show "${FUSE[$i]}/disk")
-  # Lazy inode tables and journal: the image reads as zeros, and nothing but what ext4 uses is written.
-  [[ ${3:-} == mkfs ]] && mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1,nodiscard "${LOOP[$i]}"
-  mount -o noinit_itable "${LOOP[$i]}" "${MNT[$i]}"
+  MNT[$i]=$(node_dir heliotrope "$i" "$site") IMAGE_STATE[$i]=$WORK/heliotrope/image-n$i-$site
+  "$EXT4_IMAGE" attach "${IMAGE_STATE[$i]}" "${MNT[$i]}" "nbd://127.0.0.1:$port/cass$i" ${3:+"$3"} >>"$OUT/logs/heliotrope-images.log" 2>&1 ||
+    die "attaching cass$i at $site failed (see logs/heliotrope-images.log)"
 }
-
-is_mounted() { awk -v m="$1" '$5 == m { found = 1 } END { exit !found }' /proc/self/mountinfo; }
 
 # detach NODE: unmounted, the loop device detached and nbdfuse gone: the image closes at its site.
 detach() {
-  local i=$1 n
+  local i=$1
   [[ -n ${MNT[$i]:-} ]] || return 0
-  is_mounted "${MNT[$i]}" && umount "${MNT[$i]}"
-  losetup -d "${LOOP[$i]}"
-  for ((n = 0; n < 50; n++)); do   # the loop device may hold the file a moment longer
-    is_mounted "${FUSE[$i]}" || break
-    fusermount3 -u "${FUSE[$i]}" 2>/dev/null && break
-    sleep 0.2
-  done
-  for ((n = 0; n < 100; n++)); do alive "${PID[${FUSE_NAME[$i]}]:-}" || break; sleep 0.1; done
-  stop "${FUSE_NAME[$i]}"
-  unset "MNT[$i]" "LOOP[$i]" "FUSE[$i]" "FUSE_NAME[$i]"
+  "$EXT4_IMAGE" detach "${IMAGE_STATE[$i]}" "${MNT[$i]}" >>"$OUT/logs/heliotrope-images.log" 2>&1 ||
+    die "detaching cass$i failed (see logs/heliotrope-images.log)"
+  unset "MNT[$i]" "IMAGE_STATE[$i]"
 }
 
 # move_heliotrope: each node in turn drained, stopped, its image closed at virginia and
@@ -273,7 +264,7 @@ move_heliotrope() {
     inspect "$(listen_of 1 "$i")" "$WORK/heliotrope/tokens-scratch.csv"   # its streams, before a restart forgets them
     event "drain n$i"
     nodetool "${NODE_AT[$i]}" drain >>"$OUT/logs/heliotrope-drain.log" 2>&1 || die "drain of n$i failed"
-    stop "${NODE_AT[$i]}"
+    stop_node "${NODE_AT[$i]}" || die "node ${NODE_AT[$i]} did not stop"
     event "detach n$i at virginia"
     detach "$i"
     wait_closed "cass$i" 60 || die "cass$i is still open at virginia"
@@ -298,7 +289,11 @@ stop_way() {
   local i name
   for ((i = ${#LAUNCHED[@]} - 1; i >= 0; i--)); do
     name=${LAUNCHED[i]}
-    [[ $name == *-nbdfuse-* || $name == *-wan || $name == heliotrope-up ]] || stop "$name"
+    case $name in
+      *-wan|heliotrope-up) ;;
+      "${WAY_NOW:-}"-n[1-3]-*) stop_node "$name" || true ;;
+      *) stop "$name" ;;
+    esac
   done
   for i in "${!MNT[@]}"; do detach "$i"; done
   stop_all
@@ -308,5 +303,5 @@ stop_way() {
 cleanup_cassandra() {
   set +e
   stop_way
-  ((STARTED_DOCKERD)) && "$REPO/benchmarks/docker/dockerd.sh" stop >&2
+  dockerd_down
 }

@@ -10,9 +10,9 @@ HELIO=$REPO/bin/helio
 WAY=both
 KEYS=30000
 THREADS=4
-THINK_MS=20
-STEADY=60
-AFTER=60
+THINK_MS=40
+STEADY=120
+AFTER=120
 RTT=75ms
 BANDWIDTH=1gbit
 HEAP=512m
@@ -24,7 +24,7 @@ PORT_OFFSET=70
 STORAGE_PORT=7000
 NATIVE_PORT=9042
 WORK=/var/tmp/cassandra-move
-DOCKER=0 STARTED_DOCKERD=0
+DOCKER=0
 OUT=/var/tmp/cassandra-move-results/$(date +%Y%m%d-%H%M%S)
 
 usage() {
@@ -55,8 +55,10 @@ Options (defaults in brackets):
   --keys N             keys of 1 KB [$KEYS]
   --threads N          client threads per region [$THREADS]
   --think-ms N         pause of each client thread between requests; raise it until
-                       the host CPU is under 70% at steady state (summary.txt) [$THINK_MS]
-  --steady SECONDS     load before the move; the steady throughput is its median [$STEADY]
+                       the host CPU is under 70% at steady state (summary.txt); 20 puts a
+                       2-core host at 100% [$THINK_MS]
+  --steady SECONDS     load before the move; the steady throughput is the median of its
+                       seconds after the first 10, so more than 10 [$STEADY]
   --after SECONDS      load after the move [$AFTER]
   --rtt DURATION       emulated round trip between the sites [$RTT]
   --bandwidth RATE     emulated bandwidth per direction [$BANDWIDTH]
@@ -64,7 +66,9 @@ Options (defaults in brackets):
   --tokens N           num_tokens [$TOKENS]
   --ring-delay-ms MS   cassandra.ring_delay_ms (Cassandra's default 30000) [$RING_DELAY_MS]
   --image-size SIZE    each node's Heliotrope image [$IMAGE_SIZE]
-  --port-offset N      helio up's ports are its defaults plus N [$PORT_OFFSET]
+  --port-offset N      helio up's ports are its defaults plus N [$PORT_OFFSET]; the nodes'
+                       addresses (127.0.{1,2,11,12}.N, ports $STORAGE_PORT and $NATIVE_PORT) have no
+                       offset: two runs of move.sh cannot overlap
   --docker             run the nodes in containers (benchmarks/docker: the same servers and
                        options, host networking, Testcontainers), as their users would
   --work DIR           node data, helio up's data directory, mounts [$WORK]
@@ -109,6 +113,7 @@ source "$HERE/lib.sh"
 for n in KEYS THREADS THINK_MS STEADY AFTER TOKENS RING_DELAY_MS PORT_OFFSET; do
   [[ ${!n} =~ ^[0-9]+$ ]] || die "--$(tr '[:upper:]_' '[:lower:]-' <<<"$n") must be a number"
 done
+((STEADY > 10)) || die "--steady must be more than 10 s: its first 10 s are warmup, the steady throughput is the median of the rest"
 require_tools java python3 curl nbdfuse fusermount3 losetup mkfs.ext4 mount umount
 ((EUID == 0)) || die "needs root (losetup, mount)"
 DELAY=$(half_duration "$RTT")

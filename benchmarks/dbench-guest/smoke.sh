@@ -37,7 +37,7 @@ done
 
 # shellcheck source=../geo/lib.sh
 source "$HERE/../geo/lib.sh"
-rm -rf "$OUT" && mkdir -p "$OUT/logs"
+remove_tree "$OUT" && mkdir -p "$OUT/logs"
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 

@@ -21,14 +21,15 @@ after it when it did not run), with nothing pulled from a registry:
   $BASE     debootstrap --variant=minbase --include=$PACKAGES
                                $SUITE, trimmed, then 'docker import' (the tree is kept in
                                \$CACHE/tree between builds)
-  heliotrope/zookeeper:3.9.5   the base + ZooKeeper's server class path
-                               (benchmarks/docker/zookeeper/pom.xml: the versions of the build)
-  heliotrope/cassandra:5.0.9   the base + Cassandra's class path (\$CASSANDRA_POM:
-                               benchmarks/cassandra/pom.xml, what move.sh runs)
+  heliotrope/zookeeper:V       the base + ZooKeeper's server class path
+                               (benchmarks/docker/zookeeper/pom.xml: the versions of the
+                               build; V its zookeeper.version)
+  heliotrope/cassandra:V       the base + Cassandra's class path (\$CASSANDRA_POM:
+                               benchmarks/cassandra/pom.xml, what move.sh runs; V its version)
 
 Both run server/Dockerfile: /opt/heliotrope/bin/server runs
 'java \$JVM_OPTS -cp /opt/heliotrope/lib/* \$MAIN_CLASS ARGS...' (README.md). An image whose
-inputs (the tree, the jars, the Dockerfile, the entrypoint) have not changed is not rebuilt:
+inputs (the tree, the jars' contents, the Dockerfile, the entrypoint) have not changed is not rebuilt:
 a second run takes seconds. The jars come from ~/.m2 (Maven offline, online once when
 missing).
 
@@ -51,17 +52,13 @@ source "$REPO/benchmarks/geo/lib.sh"
 [[ -f $CASSANDRA_POM ]] || die "no $CASSANDRA_POM (set CASSANDRA_POM)"
 eval "$("$HERE/dockerd.sh" env)"
 WORK=$(mktemp -d /var/tmp/heliotrope-images.XXXXXX)
-OUR_DAEMON=false
 cleanup() {
   rm -rf "$WORK"
-  if $OUR_DAEMON; then "$HERE/dockerd.sh" stop; fi
+  dockerd_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-if ! "$HERE/dockerd.sh" status >/dev/null; then
-  OUR_DAEMON=true
-  "$HERE/dockerd.sh" start
-fi
+dockerd_up
 
 # label IMAGE: the io.heliotrope.inputs label of IMAGE, empty when it does not exist.
 label() { docker image inspect --format '{{index .Config.Labels "io.heliotrope.inputs"}}' "$1" 2>/dev/null || true; }
@@ -105,7 +102,7 @@ server_image() {
     ./mvnw -B -q -f "$pom" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$ctx/lib"; }) \
     >>"$WORK/maven.log" 2>&1 || { cat "$WORK/maven.log" >&2; die "resolving $pom failed"; }
   cp "$HERE/server/Dockerfile" "$HERE/server/server.sh" "$ctx/"
-  inputs=$( { label "$BASE"; echo "$main"; (cd "$ctx" && ls lib && cat Dockerfile server.sh); } | sha256sum | cut -c1-16)
+  inputs=$( { label "$BASE"; echo "$main"; (cd "$ctx" && sha256sum lib/* Dockerfile server.sh); } | sha256sum | cut -c1-16)
   if [[ $(label "$image") == "$inputs" ]]; then
     log "$image is up to date"
     return 0
@@ -117,6 +114,6 @@ server_image() {
 }
 
 base_image
-server_image heliotrope/zookeeper:3.9.5 "$HERE/zookeeper/pom.xml" org.apache.zookeeper.server.quorum.QuorumPeerMain
-server_image heliotrope/cassandra:5.0.9 "$CASSANDRA_POM" org.apache.cassandra.service.CassandraDaemon
+server_image "$(image_tag zookeeper)" "$HERE/zookeeper/pom.xml" org.apache.zookeeper.server.quorum.QuorumPeerMain
+server_image "$(image_tag cassandra)" "$CASSANDRA_POM" org.apache.cassandra.service.CassandraDaemon
 docker image ls --filter reference='heliotrope/*' --format '{{.Repository}}:{{.Tag}} {{.Size}}'

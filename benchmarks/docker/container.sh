@@ -21,6 +21,8 @@ Usage: benchmarks/docker/container.sh COMMAND ...
         the same, then its output on stdout/stderr until it exits; TERM or INT stops and
         removes it (for a benchmark's launch ... / stop by process group)
   stop [--grace 15s] ID...   docker stop (TERM, KILL after the grace) and rm; a name works too
+  gone NAME                  removes container NAME if it is still there (stop --grace 5s);
+                             fails when it is there after that
   logs [--follow] ID         its output (or: docker logs ID, with DOCKER_HOST below)
 
 Environment it sets: DOCKER_HOST (dockerd.sh env), TESTCONTAINERS_RYUK_DISABLED=true,
@@ -37,10 +39,21 @@ LAUNCHER=(java -Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Dorg.slf4j.simp
   -cp "$JAR" io.heliotrope.benchmarks.containers.ContainerLauncher)
 
 # run OPTIONS...: start, then the container's output until it exits (its exit code) or until
-# TERM/INT, which stop and remove it. The trap is set before the start: a TERM during it ends
-# the launcher, and then the container is removed by its name.
+# TERM/INT, which stop and remove it (exit 143 or 130). The trap is set before the start: a
+# TERM during it ends the launcher, and then the container is removed by its name. The
+# container gets 5 s after its TERM: geo/lib.sh's stop KILLs our group 15 s after its TERM,
+# and the launcher's JVM start and the removal must fit in that too.
+stopped() {
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid" || true
+  rm -f "$idfile"
+  "${LAUNCHER[@]}" stop --grace 5s "$name"
+  exit "$1"
+}
+
 run() {
-  local name='' idfile pid code i
+  local code i
+  name='' idfile='' pid=
   for ((i = 1; i < $#; i++)); do
     [[ ${!i} == --name ]] && { i=$((i + 1)); name=${!i}; }
   done
@@ -48,7 +61,8 @@ run() {
   idfile=$(mktemp)
   "${LAUNCHER[@]}" start "$@" >"$idfile" &
   pid=$!
-  trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid" || true; rm -f "$idfile"; "${LAUNCHER[@]}" stop --grace 10s "$name"; exit 143' TERM INT
+  trap 'stopped 143' TERM
+  trap 'stopped 130' INT
   wait "$pid" || { code=$?; rm -f "$idfile"; exit "$code"; }
   echo "container.sh: $name runs as $(cat "$idfile")" >&2
   rm -f "$idfile"
@@ -61,7 +75,18 @@ run() {
   exit "$code"
 }
 
+# gone NAME: container NAME removed, if it was there; fails when it is still there.
+gone() {
+  docker inspect "$1" >/dev/null 2>&1 || return 0
+  "${LAUNCHER[@]}" stop --grace 5s "$1" >&2 || true
+  if docker inspect "$1" >/dev/null 2>&1; then
+    echo "container.sh: container $1 is still there after docker stop and rm" >&2
+    exit 1
+  fi
+}
+
 case ${1:-} in
   run) shift; run "$@" ;;
+  gone) gone "${2:?container.sh gone NAME}" ;;
   *) exec "${LAUNCHER[@]}" "$@" ;;
 esac

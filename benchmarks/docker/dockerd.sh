@@ -25,8 +25,10 @@ It runs as this machine allows (DESIGN.md section 10): --bridge=none --iptables=
 
   start    installs Debian's docker.io (bin/install-packages) when dockerd is missing,
            starts dockerd in a session of its own and waits until 'docker info' answers
-           (at most ${START_TIMEOUT} s); does nothing when it already runs
-  stop     TERM to its pid (dockerd stops its containers), KILL after 30 s
+           (at most ${START_TIMEOUT} s): exit 0 only when it started it; exit 4, doing
+           nothing, when it already runs (another run's: leave it to that run to stop)
+  stop     TERM to its pid (dockerd stops its containers), KILL after 30 s; refuses (exit
+           5) while a container of benchmarks/docker's launcher runs on it, unless --force
   status   pid, versions, storage driver, containers; exit 3 when it does not run
   env      the DOCKER_HOST line for a shell: eval "\$(benchmarks/docker/dockerd.sh env)"
   -h, --help   this text
@@ -40,10 +42,11 @@ EOF2
 source "$REPO/benchmarks/geo/lib.sh"
 export DOCKER_HOST=unix://$SOCKET
 
+# daemon_pid: the pid of the pidfile, if that process runs and is a dockerd (not a pid reused since).
 daemon_pid() {
   local pid
   pid=$(cat "$PIDFILE" 2>/dev/null || true)
-  alive "$pid" && echo "$pid"
+  [[ $pid =~ ^[0-9]+$ && $(cat "/proc/$pid/comm" 2>/dev/null) == dockerd ]] && echo "$pid"
 }
 
 answers() { docker info --format '{{.ServerVersion}}' >/dev/null 2>&1; }
@@ -51,8 +54,8 @@ answers() { docker info --format '{{.ServerVersion}}' >/dev/null 2>&1; }
 start() {
   local pid deadline=$((SECONDS + START_TIMEOUT))
   if pid=$(daemon_pid); then
-    log "dockerd already runs (pid $pid, $DOCKER_HOST)"
-    return 0
+    log "dockerd already runs (pid $pid, $DOCKER_HOST): not ours to stop"
+    return 4
   fi
   command -v dockerd >/dev/null || "$REPO/bin/install-packages" docker.io
   ((EUID == 0)) || die "dockerd needs root"
@@ -73,8 +76,12 @@ start() {
 }
 
 stop() {
-  local pid i
+  local pid i running
   pid=$(daemon_pid) || { log "dockerd does not run"; return 0; }
+  if [[ ${1:-} != --force ]]; then
+    running=$(docker ps -q --filter label=io.heliotrope.launcher 2>/dev/null | wc -l)
+    ((running == 0)) || { log "not stopping dockerd: $running container(s) of the launcher run on it (another run's?); --force to stop anyway"; return 5; }
+  fi
   kill -TERM "$pid"
   for ((i = 0; i < 150; i++)); do alive "$pid" || break; sleep 0.2; done
   if alive "$pid"; then
@@ -96,7 +103,8 @@ status() {
 
 case ${1:-} in
   -h|--help) usage ;;
-  start|stop|status) "$1" ;;
+  start|status) "$1" ;;
+  stop) stop "${2:-}" ;;
   env) echo "export DOCKER_HOST=$DOCKER_HOST" ;;
   *) usage >&2; exit 1 ;;
 esac

@@ -37,11 +37,11 @@ source "$REPO/benchmarks/geo/lib.sh"
 [[ -f $CASSANDRA_DIR/node.yaml ]] || die "no $CASSANDRA_DIR/node.yaml (set CASSANDRA_DIR)"
 mkdir -p "$OUT/logs"
 eval "$("$HERE/dockerd.sh" env)"
-OUR_DAEMON=false ZK_ID=
+ZK_ID=
 cleanup() {
   [[ -z $ZK_ID ]] || "$HERE/container.sh" stop "$ZK_ID" || true
   stop_all
-  if $OUR_DAEMON; then "$HERE/dockerd.sh" stop; fi
+  dockerd_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -57,10 +57,7 @@ timed() {
 # shellcheck disable=SC2016 # the inner shell expands them
 four_letters() { timeout 5 bash -c 'exec 3<>"/dev/tcp/$1/$2"; echo "$3" >&3; cat <&3' _ "$@"; }
 
-if ! "$HERE/dockerd.sh" status >/dev/null; then
-  OUR_DAEMON=true
-  timed "dockerd.sh start" "$HERE/dockerd.sh" start
-fi
+timed "dockerd.sh start" dockerd_up
 timed "build-images.sh" env CASSANDRA_POM="$CASSANDRA_DIR/pom.xml" "$HERE/build-images.sh"
 [[ -f $REPO/benchmarks/target/benchmarks.jar ]] ||
   timed "benchmarks.jar" bash -c "cd '$REPO' && ./mvnw -B -q -o -pl benchmarks -am package -DskipTests"
@@ -72,7 +69,7 @@ echo 1 >"$zk/data/myid"
 printf '%s\n' "tickTime=500" "dataDir=$zk/data" "clientPortAddress=$ADDRESS" "clientPort=$zk_port" \
   "admin.enableServer=false" "4lw.commands.whitelist=srvr,mntr" >"$zk/zoo.cfg"
 zk_start() {
-  ZK_ID=$("$HERE/container.sh" start --image heliotrope/zookeeper:3.9.5 --name "smoke-zk1-$$" --bind "$zk:$zk" \
+  ZK_ID=$("$HERE/container.sh" start --image "$(image_tag zookeeper)" --name "smoke-zk1-$$" --bind "$zk:$zk" \
     --env "JVM_OPTS=-Xmx96m -XX:+UseSerialGC -XX:TieredStopAtLevel=1" --wait-log 'PrepRequestProcessor.*started' \
     --timeout 120s -- "$zk/zoo.cfg")
 }

@@ -98,7 +98,7 @@ while (($#)); do
     --bandwidth) BANDWIDTH=$2; shift 2 ;;
     --port-offset) PORT_OFFSET=$2; shift 2 ;;
     --no-pin) PIN=0; shift ;;
-    --work) WORK=$2; shift 2 ;;
+    --work) WORK=$(realpath -m "$2"); shift 2 ;;
     --out) OUT=$(realpath -m "$2"); shift 2 ;;
     *) echo "dbench.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac
@@ -141,11 +141,11 @@ ROOT_IMG=$DBENCH_GUEST/root.img
 ROOT_SIZE=$(stat -c %s "$ROOT_IMG")
 APPEND="console=ttyS0 panic=-1 quiet helio.dbench_time=$DBENCH_TIME helio.dbench_clients=$CLIENTS"
 [[ $GUEST_CACHE == none ]] || APPEND+=" helio.dbench_memory=$GUEST_CACHE"
-prepare_tools   # the WAN proxy's class path, for the nbdkit arm's links
+prepare_links   # for the nbdkit arm
 now() { date +%s.%N; }
 
 RUNS_CSV=$OUT/dbench-runs.csv
-echo "arm,run,outcome,t_booted,t_start,t_migrate,t_migrated,t_done,migration_total_ms,guest_downtime_ms,ram_bytes,storage_forward_bytes,storage_backward_bytes,dbench_mb_s" >"$RUNS_CSV"
+echo "arm,run,outcome,t_booted,t_counted,t_start,t_migrate,t_migrated,t_done,migration_total_ms,guest_downtime_ms,ram_bytes,storage_forward_bytes,storage_backward_bytes,dbench_mb_s" >"$RUNS_CSV"
 
 # await_console PATTERN TIMEOUT FILE...: until a console log holds PATTERN (fixed string);
 # prints the host time it was seen.
@@ -177,7 +177,7 @@ image_options() {
 
 # heliotrope_arm ARM RUN: one run on a fresh helio up; appends its row to dbench-runs.csv.
 heliotrope_arm() {
-  local arm=$1 run=$2 tag=$1-r$2 boost=() t_booted t_start t_migrate t_migrated t_done result before after
+  local arm=$1 run=$2 tag=$1-r$2 boost=() t_booted t_counted t_start t_migrate t_migrated t_done result before after
   [[ $arm == shipped ]] || boost=(--no-handoff-boost)
   start_up_with_vms --qemu "$QEMU_WRAPPER" "${boost[@]}"
   local v_metrics=http://127.0.0.1:$METRICS_V/metrics t_metrics=http://127.0.0.1:$METRICS_T/metrics
@@ -194,8 +194,8 @@ heliotrope_arm() {
   # shellcheck disable=SC2046
   helio image set disk $(image_options "$arm") >&2
   local deadline=$((SECONDS + 120))
-  until (($(metric "$v_metrics" heliotrope_propagation_queue) == 0)); do
-    ((SECONDS < deadline)) || die "$tag: virginia's push queue did not drain in 120 s"
+  until [[ $(metric "$v_metrics" heliotrope_propagation_queue) == 0 ]]; do
+    ((SECONDS < deadline)) || die "$tag: virginia's push queue did not drain in 120 s (or its /metrics did not answer)"
     sleep 0.5
   done
   helio vm create dbench --site virginia --disk disk --memory "$MEMORY" --vcpus 1 --kernel "$DBENCH_GUEST/vmlinuz" \
@@ -205,16 +205,18 @@ heliotrope_arm() {
   t_booted=$(await_console "HELIO-DBENCH: booted" 300 "${consoles[@]}")
   launch "watch-$tag" python3 "$WATCH" watch --csv-prefix "$OUT/raw/$tag" \
     --metrics "virginia=$v_metrics" --metrics "taiwan=$t_metrics" --console "${consoles[0]}" --console "${consoles[1]}"
+  # The storage bytes count from here, just before dbench starts, to its end.
+  before=$(peer_totals "$v_metrics") || die "$tag: virginia's peer bytes could not be read"
+  t_counted=$(now)
   python3 "$WATCH" go "$DATA/virginia/vms/dbench/console.sock"
   t_start=$(await_console "HELIO-DBENCH: start" 60 "${consoles[@]}")
   sleep_until "$t_start" "$MIGRATE_AFTER"
-  read -r -a before < <(peer_totals "$v_metrics")
   t_migrate=$(now)
   result=$(helio vm migrate dbench --to taiwan --json 2>>"$OUT/logs/migrate.log") || die "$tag: the migration did not complete: $result"
   t_migrated=$(now)
   echo "$result" >>"$OUT/raw/$tag.migration.json"
   t_done=$(await_console "HELIO-DBENCH: done" $((DBENCH_TIME * 3 + 120)) "${consoles[@]}")
-  read -r -a after < <(peer_totals "$v_metrics")
+  after=$(peer_totals "$v_metrics") || die "$tag: virginia's peer bytes could not be read"
   stop "watch-$tag"
   local row
   row=$(python3 - "$result" <<'PY'
@@ -224,20 +226,12 @@ print(",".join([r["outcome"].replace("MIGRATION_OUTCOME_", "").lower(), f"{int(r
                 f"{int(r.get('downtimeMicros', 0)) / 1000:.1f}", str(r.get("ramBytes", 0))]))
 PY
 )
-  echo "$arm,$run,${row%%,*},$t_booted,$t_start,$t_migrate,$t_migrated,$t_done,${row#*,},$((after[0] - before[0])),$((after[1] - before[1])),$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
+  echo "$arm,$run,${row%%,*},$t_booted,$t_counted,$t_start,$t_migrate,$t_migrated,$t_done,${row#*,},$(( ${after% *} - ${before% *} )),$(( ${after#* } - ${before#* } )),$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
   cp "${consoles[0]}" "$OUT/raw/$tag.console-virginia.log"
   cp "${consoles[1]}" "$OUT/raw/$tag.console-taiwan.log"
   helio vm stop dbench --kill >&2 || true
   stop_all
   kill_vms
-}
-
-# peer_totals URL: virginia's peer bytes sent to and received from taiwan so far (each
-# site counts the calls it makes and the calls it serves, so virginia's count is every byte
-# of the link but the RTT probes' share of taiwan's own calls).
-peer_totals() {
-  echo "$(metric "$1" heliotrope_peer_bytes_total 'direction="sent",peer="taiwan"')" \
-    "$(metric "$1" heliotrope_peer_bytes_total 'direction="received",peer="taiwan"')"
 }
 
 # sleep_until T0 S: until S seconds after the host time T0.
@@ -288,7 +282,7 @@ PY
 )
   # Storage: what taiwan's QEMU read and wrote through the link: the link's backward bytes
   # came from virginia (reads), its forward bytes went there (writes); RAM: the migration link.
-  echo "nbdkit,$run,completed,$t_booted,$t_start,$t_migrate,$t_migrated,$t_done,$row,${mig_bytes[0]},${nbd_bytes[1]},${nbd_bytes[0]},$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
+  echo "nbdkit,$run,completed,$t_booted,$t_start,$t_start,$t_migrate,$t_migrated,$t_done,$row,${mig_bytes[0]},${nbd_bytes[1]},${nbd_bytes[0]},$(dbench_result "${consoles[@]}")" >>"$RUNS_CSV"
   cp "${consoles[0]}" "$OUT/raw/$tag.console-virginia.log"
   cp "${consoles[1]}" "$OUT/raw/$tag.console-taiwan.log"
   stop_all
@@ -296,22 +290,14 @@ PY
 }
 
 # nbdkit_qemu NAME DIR NBD_PORT [QEMU ARGS...]: the dbench guest as the sites' runners start
-# it (QemuCommandLine), its disk the NBD export at NBD_PORT; returns once QMP listens.
+# it, its disk the NBD export at NBD_PORT; returns once QMP listens.
 nbdkit_qemu() {
-  local name=$1 dir=$2 port=$3 deadline=$((SECONDS + 30))
+  local name=$1 dir=$2 port=$3
   shift 3
-  launch "$name" "${QEMU_CORE[@]}" qemu-system-x86_64 -machine q35,accel=tcg -m "$(($(size_bytes "$MEMORY") >> 20))M" -smp 1 \
-    -nodefaults -nic none -display none -no-reboot \
+  launch_qemu "$name" "$dir" -nodefaults -m "$(($(size_bytes "$MEMORY") >> 20))M" -smp 1 \
     -kernel "$DBENCH_GUEST/vmlinuz" -initrd "$DBENCH_GUEST/initrd.img" -append "$APPEND" \
     -blockdev "driver=nbd,node-name=nbd0,server.type=inet,server.host=127.0.0.1,server.port=$port,reconnect-delay=5" \
-    -blockdev driver=raw,node-name=disk0,file=nbd0 -device virtio-blk-pci,drive=disk0,id=virtio-disk0 \
-    -chardev "socket,id=console,path=$dir/console.sock,server=on,wait=off,logfile=$dir/console.log" -serial chardev:console \
-    -qmp "unix:$dir/qmp.sock,server=on,wait=off" "$@"
-  until [[ -S $dir/qmp.sock ]]; do
-    alive "${PID[$name]}" || { tail -n 20 "$OUT/logs/$name.log" >&2; die "QEMU $name exited"; }
-    ((SECONDS < deadline)) || die "QEMU $name: no QMP socket after 30 s"
-    sleep 0.1
-  done
+    -blockdev driver=raw,node-name=disk0,file=nbd0 -device virtio-blk-pci,drive=disk0,id=virtio-disk0 "$@"
 }
 
 for ((run = 1; run <= RUNS; run++)); do

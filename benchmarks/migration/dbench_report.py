@@ -3,7 +3,7 @@
 
   dbench_report.py OUT MIGRATE_AFTER
 
-Reads OUT/dbench-runs.csv and each run's raw/ARM-rN.console.csv and .samples.csv
+Reads OUT/dbench-runs.csv (dbench.sh's) and each run's raw/ARM-rN.console.csv and .samples.csv
 (dbench_watch.py); writes OUT/dbench-seconds.csv (per run and second of dbench: its
 throughput, the guest's requests waiting on the WAN by cause, the storage bytes each way),
 OUT/dbench-arms.csv (per arm: medians with min and max), dbench-timeline.png (Fig. 12),
@@ -57,6 +57,38 @@ def waits_of(samples_csv, t0):
     return waits, sent
 
 
+def virginia_counters(samples_csv):
+    """[(t, peer_sent_bytes, peer_received_bytes)] of virginia's samples, in time order."""
+    if not os.path.exists(samples_csv):
+        return []
+    return [(float(r["t"]), float(r["peer_sent_bytes"]), float(r["peer_received_bytes"]))
+            for r in read_csv(samples_csv) if r["site"] == "virginia"]
+
+
+def counters_at(samples, t):
+    """virginia's (sent, received) peer bytes at host time t, linear between the two samples around it."""
+    later = next((i for i, s in enumerate(samples) if s[0] > t), len(samples))
+    if later in (0, len(samples)):
+        _, sent, received = samples[min(later, len(samples) - 1)]
+        return sent, received
+    (t0, s0, r0), (t1, s1, r1) = samples[later - 1], samples[later]
+    f = (t - t0) / (t1 - t0)
+    return s0 + (s1 - s0) * f, r0 + (r1 - r0) * f
+
+
+def storage_bytes(run, samples):
+    """(forward, backward): virginia's peer bytes sent to and received from taiwan from dbench's start to its end.
+    dbench.sh reads the counters at t_counted and after dbench is done; runs made before t_counted was recorded
+    read them at t_migrate, 10 s into dbench (review #24, A1): the samples' increase from t_start to t_counted
+    makes up the difference. The nbdkit arm counts its links' bytes and has no samples."""
+    forward, backward = int(run["storage_forward_bytes"]), int(run["storage_backward_bytes"])
+    t_start, t_counted = float(run["t_start"]), float(run.get("t_counted") or run["t_migrate"])
+    if samples and t_counted > t_start:
+        (s0, r0), (s1, r1) = counters_at(samples, t_start), counters_at(samples, t_counted)
+        forward, backward = forward + round(s1 - s0), backward + round(r1 - r0)
+    return forward, backward
+
+
 def median_span(values):
     values = [v for v in values if v is not None]
     if not values:
@@ -64,16 +96,19 @@ def median_span(values):
     return statistics.median(values), min(values), max(values)
 
 
-def analyse(out_dir, migrate_after):
+def analyse(out_dir):
     runs = read_csv(os.path.join(out_dir, "dbench-runs.csv"))
     per_second, results = [], []
     for r in runs:
         tag = f"{r['arm']}-r{r['run']}"
         t0 = float(r["t_start"])
         secs = seconds_of(os.path.join(out_dir, "raw", f"{tag}.console.csv"))
-        waits, sent = waits_of(os.path.join(out_dir, "raw", f"{tag}.samples.csv"), t0)
+        samples_csv = os.path.join(out_dir, "raw", f"{tag}.samples.csv")
+        waits, sent = waits_of(samples_csv, t0)
+        forward, backward = storage_bytes(r, virginia_counters(samples_csv))
         moved = float(r["t_migrated"]) - t0
         for second, rate in secs:
+            # dbench's line for second N covers (N-1, N]; waits_of keys a sample interval ending in [N-1, N) N-1.
             w = waits.get(second - 1, {})
             per_second.append({"arm": r["arm"], "run": r["run"], "second": second, "mb_s": f"{rate:.2f}",
                                **{f"wan_wait_{c}": f"{w.get(c, 0.0):.3f}" for c in CAUSES},
@@ -82,7 +117,6 @@ def analyse(out_dir, migrate_after):
         work = sum(rate for _, rate in secs)  # MB: each second's throughput over one second
         after = [rate for second, rate in secs if second > moved]
         window = [s for s in waits if moved <= s < moved + AFTER_SWITCHOVER]
-        storage = int(r["storage_forward_bytes"]) + int(r["storage_backward_bytes"])
         results.append({
             "arm": r["arm"], "run": r["run"], "seconds": len(secs),
             "mean_mb_s": statistics.mean(rate for _, rate in secs) if secs else None,
@@ -90,9 +124,9 @@ def analyse(out_dir, migrate_after):
             "after_mb_s": statistics.mean(after) if after else None,
             "wait_after_s": sum(sum(waits[s].values()) for s in window) if r["arm"] != "nbdkit" else None,
             "work_mb": work,
-            "storage_forward_mb": int(r["storage_forward_bytes"]) / MB, "storage_backward_mb": int(r["storage_backward_bytes"]) / MB,
+            "storage_forward_mb": forward / MB, "storage_backward_mb": backward / MB,
             "ram_mb": int(r["ram_bytes"]) / MB,
-            "storage_per_work": storage / MB / work if work else None,
+            "storage_per_work": (forward + backward) / MB / work if work else None,
             "downtime_ms": float(r["guest_downtime_ms"]), "migration_ms": float(r["migration_total_ms"]),
             "moved_s": moved,
         })
@@ -195,7 +229,7 @@ def checks(arms):
 
 def main():
     out_dir, migrate_after = sys.argv[1], float(sys.argv[2])
-    per_second, results = analyse(out_dir, migrate_after)
+    per_second, results = analyse(out_dir)
     if not per_second:
         sys.exit("dbench_report.py: no dbench progress lines in any run's console")
     write_csv(os.path.join(out_dir, "dbench-seconds.csv"), per_second)

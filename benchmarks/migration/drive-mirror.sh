@@ -92,7 +92,8 @@ require_tools qemu-system-x86_64 java python3 cmp
 mkdir -p "$WORK" "$OUT/logs"
 trap 'stop_all; rm -rf "$WORK"/src-* "$WORK"/dst-* "$WORK"/source.img "$WORK"/destination.img' EXIT
 trap 'exit 130' INT TERM
-prepare_tools
+prepare_guest
+prepare_links
 
 ORIGINAL=$WORK/original-$SIZE_BYTES.img
 REWRITTEN=$WORK/rewritten-$SIZE_BYTES-$REWRITE_PERCENT.img

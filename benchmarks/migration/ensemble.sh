@@ -66,6 +66,8 @@ source "$HERE/lib.sh"
 [[ $PORT_OFFSET =~ ^[0-9]+$ ]] || die "--port-offset must be a number"
 require_tools qemu-system-x86_64 nbdcopy java python3 curl
 
+mkdir -p "$OUT/logs"
+prepare_guest   # the records guest its VMs boot
 start_up_with_vms
 for vm in "${VMS[@]}"; do
   helio image create "$vm" --size 64M --home virginia >&2

@@ -100,6 +100,8 @@ source "$HERE/lib.sh"
 SIZE_BYTES=$(size_bytes "$SIZE")
 require_tools qemu-system-x86_64 nbdcopy java python3 curl cmp
 
+mkdir -p "$OUT/logs"
+prepare_guest   # the records guest its VMs boot
 start_up_with_vms
 METRICS_URL_V=http://127.0.0.1:$METRICS_V/metrics METRICS_URL_T=http://127.0.0.1:$METRICS_T/metrics
 

@@ -19,10 +19,9 @@ prepare_guest() {
     die "build-guest.sh failed (see $OUT/logs/build.log)"
 }
 
-# The records guest and the WAN proxy's class path (wan-emulator's jar, Netty, SLF4J and
-# slf4j-simple, so the proxy logs its byte counts).
-prepare_tools() {
-  prepare_guest
+# The WAN proxy's class path (wan-emulator's jar, Netty, SLF4J and slf4j-simple, so the
+# proxy logs its byte counts), for start_link.
+prepare_links() {
   log "building the WAN proxy (logs/build.log)"
   (cd "$REPO" && ./mvnw -B -q -o -pl wan-emulator -am package -DskipTests &&
     ./mvnw -B -q -o -pl wan-emulator dependency:build-classpath -Dmdep.includeScope=test \
@@ -49,15 +48,25 @@ link_bytes() {
 # sockets in $WORK/NAME), its disk the -blockdev node "records"; the same command line as
 # RecordGuest.qemuCommand in it-tests. Returns once QMP listens.
 start_guest() {
-  local name=$1 blockdev=$2 dir=$WORK/$1 deadline=$((SECONDS + 30))
+  local name=$1 blockdev=$2 dir=$WORK/$1
   shift 2
   rm -rf "$dir" && mkdir -p "$dir"
-  launch "$name" qemu-system-x86_64 -machine q35,accel=tcg -m 128 -display none -no-reboot -nic none \
+  launch_qemu "$name" "$dir" -m 128 \
     -kernel "$GUEST_DIR/vmlinuz" -initrd "$GUEST_DIR/records-initrd.img" \
     -append "console=ttyS0 panic=-1 quiet helio.nonce=$NONCE" \
-    -blockdev "$blockdev" -device virtio-blk-pci,drive=records \
-    -chardev "socket,id=console,path=$dir/console.sock,server=on,wait=off,logfile=$dir/console.log" \
-    -serial chardev:console -qmp "unix:$dir/qmp.sock,server=on,wait=off" "$@"
+    -blockdev "$blockdev" -device virtio-blk-pci,drive=records "$@"
+}
+
+# launch_qemu NAME DIR [ARGS...]: qemu-system-x86_64 (after the command of QEMU_CORE, e.g.
+# taskset, when set) as the sites' runners start it: TCG, no display, network or reboot, its
+# serial console on DIR/console.sock (logged to DIR/console.log) and QMP on DIR/qmp.sock,
+# then ARGS; returns once QMP listens.
+launch_qemu() {
+  local name=$1 dir=$2 deadline=$((SECONDS + 30))
+  shift 2
+  launch "$name" ${QEMU_CORE[@]+"${QEMU_CORE[@]}"} qemu-system-x86_64 -machine q35,accel=tcg -display none -no-reboot -nic none \
+    -chardev "socket,id=console,path=$dir/console.sock,server=on,wait=off,logfile=$dir/console.log" -serial chardev:console \
+    -qmp "unix:$dir/qmp.sock,server=on,wait=off" "$@"
   until [[ -S $dir/qmp.sock ]]; do
     alive "${PID[$name]}" || { tail -n 20 "$OUT/logs/$name.log" >&2; die "QEMU $name exited"; }
     ((SECONDS < deadline)) || die "QEMU $name: no QMP socket after 30 s"
@@ -110,7 +119,7 @@ kill_vms() {
   done
 }
 
-# start_up_with_vms [HELIO UP OPTION...]: the records guest built, and a fresh 'helio up' in
+# start_up_with_vms [HELIO UP OPTION...]: a fresh 'helio up' in
 # $WORK/data ($RTT, $BANDWIDTH, ports PORT_OFFSET above the defaults, the migration driver
 # beside its controller, the options given); helio and the VMs it started are stopped on
 # exit. Sets DATA, the ports of set_up_ports, STATUS_PORT, MIGRATION_PORT and SITES, and
@@ -120,24 +129,18 @@ start_up_with_vms() {
   export XDG_CONFIG_HOME=$WORK/config   # helio up writes its client configuration here, not to ~/.config
   set_up_ports "$PORT_OFFSET"
   export HELIO_CONTROLLER=$CONTROLLER
-  STATUS_PORT=$((7480 + PORT_OFFSET)) MIGRATION_PORT=$((7420 + PORT_OFFSET))
   SITES=(virginia taiwan)
-  rm -rf "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch"
+  remove_tree "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch"
   mkdir -p "$DATA" "$XDG_CONFIG_HOME" "$WORK/scratch" "$OUT/logs"
   trap 'stop_all; kill_vms; rm -rf "$WORK/scratch"' EXIT
   trap 'exit 130' INT TERM
   if [[ -z ${DISTRIBUTION_BUILT:-} ]]; then   # once per script, however many times helio up starts
-    prepare_guest
     log "building the distribution (./mvnw -o -pl cli -am package; logs/build.log)"
     (cd "$REPO" && ./mvnw -B -q -o -pl cli -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
       die "building the distribution failed (see $OUT/logs/build.log)"
     DISTRIBUTION_BUILT=1
   fi
-  require_ports "$STATUS_PORT" $(seq "$MIGRATION_PORT" $((MIGRATION_PORT + 7)))
-  launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
-    --controller-port "$CONTROLLER_PORT" --status-port "$STATUS_PORT" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
-    --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT" "$@"
-  wait_for_line up "Press Ctrl-C to stop." 180
+  helio_up up "$DATA" "$RTT" "$BANDWIDTH" --demo-size 16M "$@" || die "helio up did not start (see $OUT/logs/up.log)"
 }
 
 # start_vm NAME DISK...: the records guest as a VM at virginia, started, once it has acknowledged record 3.

@@ -66,7 +66,8 @@ rm -rf "$WORK"
 mkdir -p "$WORK" "$OUT/logs"
 trap 'stop_all; rm -rf "$WORK"' EXIT
 trap 'exit 130' INT TERM
-prepare_tools
+prepare_guest
+prepare_links
 
 NBD_PORT=$(free_port)
 launch nbdkit nbdkit -f -v -i 127.0.0.1 -p "$NBD_PORT" memory 64M

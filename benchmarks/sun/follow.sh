@@ -15,7 +15,7 @@ PEAK=40
 SESSIONS=12
 RTT=75ms
 BANDWIDTH=1gbit
-PORT_OFFSET=170
+PORT_OFFSET=200
 DECIDE=10s
 REPORT=2s
 WINDOW=
@@ -24,7 +24,7 @@ THRESHOLD=10%
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=/var/tmp/sun-results/follow-$STAMP
 WORK=/var/tmp/sun-work
-DOCKER=0 STARTED_DOCKERD=0
+DOCKER=0
 
 usage() {
   cat <<USAGE
@@ -53,7 +53,7 @@ Options (defaults in brackets):
   --day D            how long a day of the trace lasts, e.g. 5m, 60s [$DAY]
   --days N           days of the trace [$DAYS]
   --peak RATE        requests per second of a region at its peak [$PEAK]
-  --sessions N       ZooKeeper sessions per region, each on a random server [$SESSIONS]
+  --sessions N       ZooKeeper sessions per region, session i on server i mod 3 [$SESSIONS]
   --rtt D            round trip between the sites [$RTT]
   --bandwidth R      WAN capacity each way [$BANDWIDTH]
   --decide-every D   how often the scheduler is asked [$DECIDE]
@@ -95,9 +95,9 @@ while (($#)); do
     --dwell) DWELL=$2; shift 2 ;;
     --threshold) THRESHOLD=$2; shift 2 ;;
     --port-offset) PORT_OFFSET=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --out) OUT=$(realpath -m "$2"); shift 2 ;;
     --docker) DOCKER=1; shift ;;
-    --work) WORK=$2; shift 2 ;;
+    --work) WORK=$(realpath -m "$2"); shift 2 ;;
     *) echo "follow.sh: unknown option $1 (see --help)" >&2; exit 1 ;;
   esac
 done
@@ -123,25 +123,25 @@ DAY_MS=$(millis "$DAY") DECIDE_MS=$(millis "$DECIDE") REPORT_MS=$(millis "$REPOR
 WINDOW_MS=$(millis "${WINDOW:-$((DAY_MS / 144 > 2 * REPORT_MS ? DAY_MS / 144 : 2 * REPORT_MS))ms}")
 DWELL_MS=$(millis "${DWELL:-$((DAY_MS / 12))ms}")
 ((EUID == 0)) || die "needs root (losetup, mount)"
-require_tools nbdfuse fusermount3 losetup mkfs.ext4 blkid curl java python3
+require_tools nbdfuse fusermount3 losetup mkfs.ext4 curl java python3
 SITES=(virginia taiwan)
 
 mkdir -p "$OUT/logs"
 set_up_ports "$PORT_OFFSET"
-STATUS_PORT=$((7480 + PORT_OFFSET)) MIGRATION_PORT=$((7420 + PORT_OFFSET))
 DATA=$WORK/data
 export XDG_CONFIG_HOME=$WORK/config HELIO_CONTROLLER=$CONTROLLER
 export ZK_CLASSPATH=$REPO/benchmarks/target/benchmarks.jar
 
-NODE_DIRS=()
+NODE_DIRS=() DRIVER=
 cleanup() {
   local dir
+  [[ -z $DRIVER ]] || stop "$DRIVER"   # no more moves, then the servers
   for dir in "${NODE_DIRS[@]}"; do
     bash "$HERE/node.sh" stop "$dir" >>"$OUT/logs/cleanup.log" 2>&1 || true
     bash "$HERE/node.sh" detach "$dir" >>"$OUT/logs/cleanup.log" 2>&1 || true
   done
   stop_all
-  ((STARTED_DOCKERD)) && "$REPO/benchmarks/docker/dockerd.sh" stop >&2
+  dockerd_down
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -150,22 +150,19 @@ log "building the distribution and benchmarks.jar (./mvnw -o -pl cli,benchmarks 
 (cd "$REPO" && ./mvnw -B -q -o -pl cli,benchmarks -am package -DskipTests) >>"$OUT/logs/build.log" 2>&1 ||
   die "the build failed (see $OUT/logs/build.log)"
 if ((DOCKER)); then
-  "$REPO/benchmarks/docker/dockerd.sh" status >/dev/null 2>&1 || { "$REPO/benchmarks/docker/dockerd.sh" start >&2 && STARTED_DOCKERD=1; }
+  dockerd_up
   log "building the container images (benchmarks/docker/build-images.sh; logs/build.log)"
   "$REPO/benchmarks/docker/build-images.sh" >>"$OUT/logs/build.log" 2>&1 || die "building the images failed (see $OUT/logs/build.log)"
   export ZK_DOCKER=1
 fi
 
-rm -rf "$WORK" && mkdir -p "$DATA" "$XDG_CONFIG_HOME"
+remove_tree "$WORK" && mkdir -p "$DATA" "$XDG_CONFIG_HOME"
 
 # helio up; its scheduler's own rounds are set far apart (24 h): they would live-migrate the
 # placeholder VMs, which do not run. The benchmark asks it (Explain) every --decide-every.
-require_ports "$STATUS_PORT" $(seq "$MIGRATION_PORT" $((MIGRATION_PORT + 3)))
 log "helio up ($RTT, $BANDWIDTH; ports +$PORT_OFFSET; data in $DATA); workload window $((WINDOW_MS))ms"
-launch up "$HELIO" up --data-dir "$DATA" --wan-rtt "$RTT" --wan-bandwidth "$BANDWIDTH" --demo-size 16M \
-  --controller-port "$CONTROLLER_PORT" --status-port "$STATUS_PORT" --grpc-port "$GRPC_V" --metrics-port "$METRICS_V" \
-  --nbd-port "$NBD_V" --migration-port "$MIGRATION_PORT" --scheduler-period 24h
-wait_for_line up "Press Ctrl-C to stop." 240
+START_TIMEOUT=240 helio_up up "$DATA" "$RTT" "$BANDWIDTH" --demo-size 16M --scheduler-period 24h ||
+  die "helio up did not start (see $OUT/logs/up.log)"
 
 # Three ports for every server (each listens on its own address): client, quorum, election.
 ZK_PORTS=$(free_port),$(free_port),$(free_port)
@@ -211,12 +208,18 @@ run_placement() {
     extra=(--controller "$CONTROLLER" --app zk --report-ms "$REPORT_MS" --decide-ms "$DECIDE_MS")
   fi
   log "$p: ${initial[*]}; $DAYS days of $DAY, peak $PEAK requests/s per region (logs/driver-$p.log)"
-  java -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=error -cp "$ZK_CLASSPATH" io.heliotrope.benchmarks.sun.FollowTheSun \
+  # In the background: a TERM or Ctrl-C to this script is handled at once, not after the run.
+  DRIVER=driver-$p
+  launch "$DRIVER" java -Xmx256m -Dorg.slf4j.simpleLogger.defaultLogLevel=error -Dorg.slf4j.simpleLogger.log.io.heliotrope.benchmarks=info \
+    -Dorg.slf4j.simpleLogger.showDateTime=true -Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss -cp "$ZK_CLASSPATH" \
+    io.heliotrope.benchmarks.sun.FollowTheSun \
     --out "$OUT/$p" --work "$WORK/$p" --node-script "$HERE/node.sh" --sites "$(IFS=,; echo "${SITES[*]}")" \
     --initial "$(IFS=,; echo "${initial[*]}")" --day-ms "$DAY_MS" --days "$DAYS" --rtt "$RTT" --bandwidth "$BANDWIDTH" \
     --ports "$ZK_PORTS" --nbd "virginia=127.0.0.1:$NBD_V,taiwan=127.0.0.1:$NBD_T" --image-prefix "$p-" \
-    --peak "$PEAK" --sessions "$SESSIONS" "${extra[@]}" 2>&1 | tee "$OUT/logs/driver-$p.log" >&2 ||
-    die "$p: the driver failed (see logs/driver-$p.log and $WORK/$p/node.log)"
+    --peak "$PEAK" --sessions "$SESSIONS" "${extra[@]}"
+  wait "${PID[$DRIVER]}" || { tail -n 20 "$OUT/logs/$DRIVER.log" >&2; die "$p: the driver failed (see logs/$DRIVER.log and $WORK/$p/node.log)"; }
+  unset "PID[$DRIVER]"
+  DRIVER=
   [[ $p == scheduler ]] && helio app show zk >"$OUT/$p/app-show.txt" 2>&1
   cp "$WORK/$p/node.log" "$OUT/logs/node-$p.log"
   for n in 1 2 3; do cp "$WORK/$p/zk$n/zk.log" "$OUT/logs/zk$n-$p.log" 2>/dev/null || true; done

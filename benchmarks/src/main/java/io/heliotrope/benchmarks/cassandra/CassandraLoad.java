@@ -14,7 +14,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
@@ -47,24 +49,76 @@ public final class CassandraLoad {
         this.keys = keys;
     }
 
+    private static final String USAGE = "usage: CassandraLoad load|run|inspect --contact HOST:PORT --dc DC --keys N [--threads 4] "
+            + "[--think-ms 0] [--site-prefix FROM=TO] [--csv FILE (run)] [--tokens FILE --streams FILE (inspect)]";
+    private static final Set<String> NAMES = Set.of("--contact", "--dc", "--keys", "--threads", "--think-ms", "--site-prefix", "--csv", "--tokens",
+            "--streams");
+    private static final Map<String, List<String>> REQUIRED = Map.of(
+            "load", List.of("--contact", "--dc", "--keys"),
+            "run", List.of("--contact", "--dc", "--keys", "--csv"),
+            "inspect", List.of("--contact", "--dc", "--keys", "--tokens", "--streams"));
+
     public static void main(String[] args) throws Exception {
-        Map<String, String> options = new HashMap<>();
-        for (int i = 1; i + 1 < args.length; i += 2) {
-            options.put(args[i], args[i + 1]);
+        Map<String, String> options;
+        int keys;
+        int threads;
+        int thinkMs;
+        try {
+            options = options(args);
+            keys = positive(options, "--keys", null);
+            threads = positive(options, "--threads", "4");
+            thinkMs = positive(options, "--think-ms", "0");
+        } catch (IllegalArgumentException e) {
+            System.err.println("cassandra-load: " + e.getMessage() + "\n" + USAGE);
+            System.exit(2);
+            return;
         }
-        int keys = Integer.parseInt(options.get("--keys"));
         try (CqlSession session = session(options)) {
             CassandraLoad load = new CassandraLoad(session, keys);
-            if (args[0].equals("load")) {
-                load.load();
-            } else if (args[0].equals("inspect")) {
-                ClusterState.print(session, Path.of(options.get("--tokens")), Path.of(options.get("--streams")));
-            } else {
-                load.run(Integer.parseInt(options.getOrDefault("--threads", "4")),
-                        Duration.ofMillis(Long.parseLong(options.getOrDefault("--think-ms", "0"))),
-                        Path.of(options.get("--csv")));
+            switch (args[0]) {
+                case "load" -> load.load();
+                case "inspect" -> ClusterState.print(session, Path.of(options.get("--tokens")), Path.of(options.get("--streams")));
+                default -> load.run(threads, Duration.ofMillis(thinkMs), Path.of(options.get("--csv")));
             }
         }
+    }
+
+    /** The options after the mode, each known and given a value, the mode's required ones present. */
+    private static Map<String, String> options(String[] args) {
+        if (args.length == 0 || !REQUIRED.containsKey(args[0])) {
+            throw new IllegalArgumentException(args.length == 0 ? "no mode" : "unknown mode " + args[0]);
+        }
+        Map<String, String> options = new HashMap<>();
+        for (int i = 1; i < args.length; i += 2) {
+            if (!NAMES.contains(args[i]) || i + 1 == args.length) {
+                throw new IllegalArgumentException("unknown option or missing value: " + args[i]);
+            }
+            options.put(args[i], args[i + 1]);
+        }
+        for (String name : REQUIRED.get(args[0])) {
+            if (!options.containsKey(name)) {
+                throw new IllegalArgumentException(args[0] + " needs " + name);
+            }
+        }
+        if (!options.get("--contact").matches("[^:]+:\\d+")) {
+            throw new IllegalArgumentException("--contact must be HOST:PORT, not " + options.get("--contact"));
+        }
+        return options;
+    }
+
+    /** A whole number option ({@code --think-ms} may be 0, the others must be more). */
+    private static int positive(Map<String, String> options, String name, String fallback) {
+        String text = options.getOrDefault(name, fallback);
+        int value;
+        try {
+            value = Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a whole number, not " + text);
+        }
+        if (value < (name.equals("--think-ms") ? 0 : 1)) {
+            throw new IllegalArgumentException(name + " is out of range: " + value);
+        }
+        return value;
     }
 
     private static CqlSession session(Map<String, String> options) {

@@ -37,6 +37,22 @@ final class ColdMover {
     static final String REQUESTED_BY = "follow-the-sun cold mover";
     private static final long SERVE_TIMEOUT_MS = 180_000;
 
+    /** The steps of {@code node.sh}. */
+    private enum Step {
+        /** A new image: the file system made, then attached. */
+        FORMAT_AND_ATTACH("attach"),
+        ATTACH("attach"),
+        START("start"),
+        STOP("stop"),
+        DETACH("detach");
+
+        private final String action;
+
+        Step(String action) {
+            this.action = action;
+        }
+    }
+
     private final Path nodeScript;
     private final Path work;
     private final ZkWan wan;
@@ -78,12 +94,12 @@ final class ColdMover {
     }
 
     /** Starts every server at its site of {@code initial} (0-based site per server) and waits for a leader. */
-    void startAll(int[] initial) {
+    void startAll(List<Integer> initial) {
         for (int server = 1; server < placement.length; server++) {
-            placement[server] = initial[server - 1];
+            placement[server] = initial.get(server - 1);
             wan.place(server, placement[server]);
-            node("attach", server, placement[server]);
-            node("start", server, placement[server]);
+            node(Step.FORMAT_AND_ATTACH, server, placement[server]);
+            node(Step.START, server, placement[server]);
         }
         for (int server = 1; server < placement.length; server++) {
             awaitServing(server);
@@ -113,14 +129,14 @@ final class ColdMover {
         controller.ifPresent(cluster -> cluster.reportMigration(name(server), MigrationInFlight.newBuilder().setId(id)
                 .setFromSite(sites.get(from)).setToSite(sites.get(to)).setPhase("cold").setStartedEpochMillis(startedMillis)
                 .setReportedEpochMillis(startedMillis).setRequestedBy(REQUESTED_BY).build()));
-        node("stop", server, from);
-        node("detach", server, from);
+        node(Step.STOP, server, from);
+        node(Step.DETACH, server, from);
         synchronized (this) {
             placement[server] = to;
         }
         wan.place(server, to);
-        node("attach", server, to);
-        node("start", server, to);
+        node(Step.ATTACH, server, to);
+        node(Step.START, server, to);
         awaitServing(server);
         long micros = (System.nanoTime() - started) / 1_000;
         controller.ifPresent(cluster -> {
@@ -139,8 +155,8 @@ final class ColdMover {
     /** Stops every server and detaches its image. */
     void stopAll() {
         for (int server = 1; server < placement.length; server++) {
-            node("stop", server, placement[server]);
-            node("detach", server, placement[server]);
+            node(Step.STOP, server, placement[server]);
+            node(Step.DETACH, server, placement[server]);
         }
     }
 
@@ -185,28 +201,42 @@ final class ColdMover {
         }
     }
 
-    private void node(String action, int server, int site) {
+    private void node(Step step, int server, int site) {
         Path dir = work.resolve(name(server));
-        List<String> command = switch (action) {
-            case "attach" -> List.of("bash", nodeScript.toString(), action, dir.toString(), "nbd://" + nbd.get(sites.get(site)) + "/" + imagePrefix + name(server));
-            case "start" -> List.of("bash", nodeScript.toString(), action, dir.toString(), dir.resolve("zoo-" + sites.get(site) + ".cfg").toString());
-            default -> List.of("bash", nodeScript.toString(), action, dir.toString());
-        };
+        List<String> command = new ArrayList<>(List.of("bash", nodeScript.toString(), step.action, dir.toString()));
+        switch (step) {
+            case FORMAT_AND_ATTACH, ATTACH -> command.add("nbd://" + nbd.get(sites.get(site)) + "/" + imagePrefix + name(server));
+            case START -> command.add(dir.resolve("zoo-" + sites.get(site) + ".cfg").toString());
+            case STOP, DETACH -> { }
+        }
+        if (step == Step.FORMAT_AND_ATTACH) {
+            command.add("mkfs");
+        }
+        Process process;
         try {
-            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+            process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(work.resolve("node.log").toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
             if (!process.waitFor(120, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
                 throw new IllegalStateException(String.join(" ", command) + ": no exit after 120 s");
             }
-            if (process.exitValue() != 0) {
-                throw new IllegalStateException(String.join(" ", command) + " failed (" + process.exitValue() + "), see " + work.resolve("node.log"));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
+            // node.sh must not go on mounting or starting behind our back: TERM it and give it time to end.
+            process.destroy();
+            try {
+                process.waitFor(30, TimeUnit.SECONDS);
+            } catch (InterruptedException again) {
+                process.destroyForcibly();
+            }
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted: " + String.join(" ", command), e);
+        }
+        if (process.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed (" + process.exitValue() + "), see " + work.resolve("node.log"));
         }
     }
 

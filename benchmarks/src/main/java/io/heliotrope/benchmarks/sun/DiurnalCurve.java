@@ -3,8 +3,7 @@ package io.heliotrope.benchmarks.sun;
 /**
  * A day of active users shaped like the paper's source trace (MSN connections, Chen et al.,
  * NSDI 2008, Fig. 5a): lowest before dawn (4:00), highest in the afternoon (16:00), the trough
- * {@link #TROUGH} of the peak, and a peak narrower than a cosine's (its
- * power 1.5). Region
+ * {@link #TROUGH} of the peak, and a peak narrower than a cosine's (its power 1.5). Region
  * {@code r} sees the day shifted by {@code 12 h * r}, as the paper shifted the trace for
  * Taiwan: two regions in antiphase, equal at 10:00 and 22:00.
  */

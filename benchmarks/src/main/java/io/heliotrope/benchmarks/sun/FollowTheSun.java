@@ -16,8 +16,11 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.PrintWriter;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,6 +34,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -43,6 +48,7 @@ import java.util.stream.IntStream;
  * {@code wan.csv} into {@code --out}. See {@code benchmarks/sun/README.md}.
  */
 public final class FollowTheSun {
+    private static final Logger log = LoggerFactory.getLogger(FollowTheSun.class);
     private static final long TICK_MS = 10;
 
     private FollowTheSun() {}
@@ -59,10 +65,10 @@ public final class FollowTheSun {
                 PrintWriter timeline = new PrintWriter(Files.newBufferedWriter(out.resolve("timeline.csv")));
                 PrintWriter decisions = new PrintWriter(Files.newBufferedWriter(out.resolve("decisions.csv")))) {
             ColdMover mover = new ColdMover(options.nodeScript(), options.work(), wan, sites, options.nbd(), options.imagePrefix(), controller, moves,
-                    options.initial().length);
+                    options.initial().size());
             mover.startAll(options.initial());
-            log("the ensemble serves at " + sitesOf(sites, mover.placement()));
-            createZnodes(connect(wan, 0, 3));
+            log.info("ensemble: serves at {}", sitesOf(sites, mover.placement()));
+            createZnodes(connect(servers(wan, 0, 3)));
             timeline.println("t_s,hour,rate_" + sites.get(0) + ",rate_" + sites.get(1) + ",sites,leader,moving");
             decisions.println("t_s,outcome,current,best,moves,reason");
             ExecutorService moving = Executors.newSingleThreadExecutor(task -> new Thread(task, "cold-mover"));
@@ -71,7 +77,7 @@ public final class FollowTheSun {
             mover.startTrace(start);
             try (LatencyLog latency = new LatencyLog(out.resolve("latency.csv"), start)) {
                 for (int region = 0; region < sites.size(); region++) {
-                    loads.add(new ZkLoad(sites.get(region), connect(wan, region, 3), options.sessions(), latency));
+                    loads.add(new ZkLoad(sites.get(region), servers(wan, region, 3), options.sessions(), latency));
                 }
                 run(options, start, mover, loads, channel, timeline, decisions, moving);
                 awaitAnswers(loads);
@@ -90,31 +96,70 @@ public final class FollowTheSun {
         } finally {
             channel.ifPresent(ManagedChannel::shutdownNow);
         }
-        log("done");
+        log.info("{}: done", out);
     }
 
     private static void run(SunOptions options, long start, ColdMover mover, List<ZkLoad> loads, Optional<ManagedChannel> channel, PrintWriter timeline,
             PrintWriter decisions, ExecutorService moving) throws Exception {
+        long endNanos = options.day().toNanos() * options.days();
+        // The load has a thread of its own: the blocking calls below (srvr probes, the scheduler)
+        // must not delay it and then send what it owes in a burst.
+        ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor(task -> new Thread(task, "load-pacer"));
+        ScheduledFuture<?> offering = pacer.scheduleAtFixedRate(new Offering(options, loads, start, endNanos), 0, TICK_MS, TimeUnit.MILLISECONDS);
+        try {
+            runDecisions(options, start, endNanos, mover, loads, channel, timeline, decisions, moving, offering);
+        } finally {
+            pacer.shutdownNow();
+            pacer.awaitTermination(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Each tick, what the diurnal curve says each region owes since the last one. */
+    private static final class Offering implements Runnable {
+        private final SunOptions options;
+        private final List<ZkLoad> loads;
+        private final long start;
+        private final long endNanos;
+        private long last;
+
+        Offering(SunOptions options, List<ZkLoad> loads, long start, long endNanos) {
+            this.options = options;
+            this.loads = loads;
+            this.start = start;
+            this.endNanos = endNanos;
+            this.last = start;
+        }
+
+        @Override
+        public void run() {
+            long now = System.nanoTime();
+            long elapsed = Math.min(now - start, endNanos);
+            double hour = 24.0 * elapsed / options.day().toNanos();
+            for (int region = 0; region < loads.size(); region++) {
+                loads.get(region).offer(options.peak() * DiurnalCurve.fraction(hour, region), (start + elapsed - last) / 1e9);
+            }
+            last = start + elapsed;
+        }
+    }
+
+    private static void runDecisions(SunOptions options, long start, long endNanos, ColdMover mover, List<ZkLoad> loads, Optional<ManagedChannel> channel,
+            PrintWriter timeline, PrintWriter decisions, ExecutorService moving, ScheduledFuture<?> offering) throws Exception {
         List<String> sites = options.sites();
         long dayNanos = options.day().toNanos();
-        long endNanos = dayNanos * options.days();
         long nextSecond = 0;
         long nextReport = options.reportEvery().toNanos();
         long nextDecision = options.decideEvery().toNanos();
-        long last = start;
         Future<?> move = null;
         int leader = mover.leader();
         while (true) {
-            long now = System.nanoTime();
-            long elapsed = now - start;
+            long elapsed = System.nanoTime() - start;
             if (elapsed >= endNanos) {
                 break;
             }
-            double hour = 24.0 * elapsed / dayNanos;
-            for (int region = 0; region < loads.size(); region++) {
-                loads.get(region).offer(options.peak() * DiurnalCurve.fraction(hour, region), (now - last) / 1e9);
+            if (offering.isDone()) {
+                offering.get();   // the load's thread failed: its exception
             }
-            last = now;
+            double hour = 24.0 * elapsed / dayNanos;
             boolean busy = move != null && !move.isDone();
             if (move != null && move.isDone()) {
                 move.get();
@@ -147,7 +192,7 @@ public final class FollowTheSun {
                         for (Move each : decision.getMovesList()) {
                             targets.put(Integer.parseInt(each.getVm().substring(2)), sites.indexOf(each.getToSite()));
                         }
-                        log("the scheduler moves " + targets + " (" + decision.getReason() + ")");
+                        log.info("{}: the scheduler moves {} ({})", options.app(), targets, decision.getReason());
                         move = moving.submit(() -> mover.move(targets));
                     }
                 }
@@ -184,16 +229,17 @@ public final class FollowTheSun {
         }
         long left = loads.stream().mapToLong(ZkLoad::outstanding).sum();
         if (left > 0) {
-            log(left + " requests still unanswered 60 s after the end; left out of latency.csv");
+            log.warn("load: {} requests still unanswered 60 s after the end; left out of latency.csv", left);
         }
     }
 
-    /** A connect string of the servers as {@code region} reaches them. */
-    private static String connect(ZkWan wan, int region, int servers) {
-        return IntStream.rangeClosed(1, servers).mapToObj(server -> {
-            var address = wan.address(region, server, Port.CLIENT);
-            return address.getHostString() + ":" + address.getPort();
-        }).collect(Collectors.joining(","));
+    /** The servers' client addresses as {@code region} reaches them, in server order. */
+    private static List<InetSocketAddress> servers(ZkWan wan, int region, int servers) {
+        return IntStream.rangeClosed(1, servers).mapToObj(server -> wan.address(region, server, Port.CLIENT)).toList();
+    }
+
+    private static String connect(List<InetSocketAddress> servers) {
+        return servers.stream().map(server -> server.getHostString() + ":" + server.getPort()).collect(Collectors.joining(","));
     }
 
     private static void createZnodes(String connect) throws Exception {
@@ -226,10 +272,6 @@ public final class FollowTheSun {
 
     private static String sitesOf(List<String> sites, int[] placement) {
         return IntStream.range(1, placement.length).mapToObj(server -> sites.get(placement[server])).collect(Collectors.joining("|"));
-    }
-
-    static void log(String message) {
-        System.err.printf("%tT follow-the-sun: %s%n", System.currentTimeMillis(), message);
     }
 
     /** Ports by kind, from {@code CLIENT,QUORUM,ELECTION}. */

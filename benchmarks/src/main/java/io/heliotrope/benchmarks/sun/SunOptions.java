@@ -16,7 +16,7 @@ import java.util.Set;
  * milliseconds). {@code --controller} and {@code --app} are given for the scheduler's
  * placement only: without them nothing is reported and nothing decides.
  */
-record SunOptions(Path out, Path work, Path nodeScript, List<String> sites, int[] initial, Duration day, int days, String rtt, String bandwidth,
+record SunOptions(Path out, Path work, Path nodeScript, List<String> sites, List<Integer> initial, Duration day, int days, String rtt, String bandwidth,
         Map<Port, Integer> ports, Map<String, String> nbd, String imagePrefix, double peak, int sessions, Optional<String> controller, String app,
         Duration reportEvery, Duration decideEvery) {
     private static final Set<String> NAMES = Set.of("--out", "--work", "--node-script", "--sites", "--initial", "--day-ms", "--days", "--rtt",
@@ -31,13 +31,13 @@ record SunOptions(Path out, Path work, Path nodeScript, List<String> sites, int[
             values.put(args[i], args[i + 1]);
         }
         List<String> sites = List.of(required(values, "--sites").split(","));
-        int[] initial = Arrays.stream(required(values, "--initial").split(",")).mapToInt(site -> {
+        List<Integer> initial = Arrays.stream(required(values, "--initial").split(",")).map(site -> {
             int index = sites.indexOf(site);
             if (index < 0) {
                 throw new IllegalArgumentException("--initial names " + site + ", not one of " + sites);
             }
             return index;
-        }).toArray();
+        }).toList();
         Map<String, String> nbd = new HashMap<>();
         for (String each : required(values, "--nbd").split(",")) {
             String[] pair = each.split("=", 2);

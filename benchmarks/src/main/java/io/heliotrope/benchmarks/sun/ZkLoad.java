@@ -6,17 +6,20 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 import static java.util.Objects.requireNonNull;
 
 /**
- * The clients of one region (paper 4.1.1): sessions each connected to a random server of the
- * ensemble (ZooKeeper's client shuffles the connect string), reads and writes of 64-byte
- * znodes in a 9:1 ratio at the rate {@link #offer} is told, open loop. A request cut off by a
+ * The clients of one region (paper 4.1.1): sessions spread over the servers of the ensemble
+ * (session {@code i} starts at server {@code i mod n}: {@link OrderedHostProvider}), reads and
+ * writes of 64-byte znodes in a 9:1 ratio at the rate {@link #offer} is told, open loop, from
+ * one thread. A request cut off by a
  * server that goes away (a move) is sent again on its session, which reconnects to another
  * server; its latency runs from the first send to the answer, so moves count.
  */
@@ -34,11 +37,12 @@ final class ZkLoad implements AutoCloseable {
     private final AtomicLong outstanding = new AtomicLong();
     private double due;
 
-    ZkLoad(String region, String connect, int sessions, LatencyLog log) throws IOException {
+    ZkLoad(String region, List<InetSocketAddress> servers, int sessions, LatencyLog log) throws IOException {
         this.region = requireNonNull(region, "region is null");
         this.log = requireNonNull(log, "log is null");
+        String connect = servers.stream().map(server -> server.getHostString() + ":" + server.getPort()).collect(Collectors.joining(","));
         for (int i = 0; i < sessions; i++) {
-            this.sessions.add(new ZooKeeper(connect, SESSION_TIMEOUT_MS, event -> { }));
+            this.sessions.add(new ZooKeeper(connect, SESSION_TIMEOUT_MS, event -> { }, false, new OrderedHostProvider(servers, i)));
         }
     }
 
