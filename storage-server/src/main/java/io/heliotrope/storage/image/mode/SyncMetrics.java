@@ -20,6 +20,7 @@ final class SyncMetrics {
     private final Counter refused;
     private final Counter caughtUp;
 
+    /** @param open the sync images open for write here; held strongly (a gauge holds its object weakly, and a lambda has no other holder) */
     SyncMetrics(MeterRegistry registry, Supplier<Collection<SyncStatus>> open) {
         requireNonNull(open, "open is null");
         copied = writes(registry, "copied");
@@ -30,9 +31,11 @@ final class SyncMetrics {
                 .register(registry);
         Gauge.builder("heliotrope.sync.degraded.images", open, statuses -> statuses.get().stream().filter(SyncStatus::degraded).count())
                 .description("Sync images open for write here that run degraded: losing this site loses the writes only it holds")
+                .strongReference(true)
                 .register(registry);
         Gauge.builder("heliotrope.sync.missed.blocks", open, statuses -> statuses.get().stream().mapToLong(SyncStatus::missedBlocks).sum())
                 .description("Blocks written while degraded that have not reached the sync sites yet")
+                .strongReference(true)
                 .register(registry);
     }
 
