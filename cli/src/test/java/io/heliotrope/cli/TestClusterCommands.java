@@ -19,6 +19,7 @@ import io.heliotrope.proto.controller.v1.SiteBlocks;
 import io.heliotrope.proto.controller.v1.SiteHealth;
 import io.heliotrope.proto.controller.v1.SiteImageState;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SyncState;
 import io.heliotrope.proto.storage.v1.SiteStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -46,6 +47,8 @@ class TestClusterCommands {
                     .setConfig(ImageConfig.newBuilder().setName("vm1").setSizeBytes(1L << 30).setBlockSize(4096)
                             .setMode(PropagationMode.PROPAGATION_MODE_SYNC))
                     .setLease(Lease.newBuilder().setHolder("virginia").setEpoch(7).setMovingTo("taiwan")))
+            .addSites(SiteImageState.newBuilder().setSite("virginia").setImage(SiteImageStatus.newBuilder().setName("vm1")
+                    .setSyncState(SyncState.SYNC_STATE_DEGRADED).addSyncDownSites("taiwan").setSyncMissedBlocks(12)))
             .build();
     private static final ClusterStatus CLUSTER = ClusterStatus.newBuilder()
             .setGeneratedEpochMillis(NOW)
@@ -117,6 +120,9 @@ class TestClusterCommands {
                 lease moves in flight (write leases being handed over, as in a VM's migration):
                   IMAGE  FROM      TO      EPOCH
                   vm1    virginia  taiwan      7
+                sync images open for writing (DEGRADED: some writes are only at the writing site, lost if it is lost):
+                  IMAGE  SITE      STATE     COPIES TO  NOT ANSWERING  ONLY HERE
+                  vm1    virginia  DEGRADED  none       taiwan                12
                 """.formatted(controller.target()));
     }
 

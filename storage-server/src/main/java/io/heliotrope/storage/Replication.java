@@ -15,6 +15,9 @@ import static java.util.Objects.requireNonNull;
  * @param s the read/write ratio below which a block is not pushed
  * @param home the site that stores every block of a {@link Mode#REMOTE} image
  * @param syncCopies how many other sites hold a {@link Mode#SYNC} write before it is acknowledged
+ * @param syncMin the fewest copies, this site's included, that a {@link Mode#SYNC} write needs to be
+ *        acknowledged when fewer than {@code syncCopies} other sites can take one (the image then
+ *        runs degraded); 0 for the strict default, {@code syncCopies + 1} ({@link #syncMinCopies()})
  * @param bandwidthBytesPerSecond the most pushes may send in any 1 s window; 0 for no cap
  * @param budgetBytesPerDay the most pushes may send in a day; 0 for no budget
  * @param transitions for each site, the chance that the image's VM moves from it to each
@@ -28,6 +31,7 @@ public record Replication(
         double s,
         String home,
         int syncCopies,
+        int syncMin,
         long bandwidthBytesPerSecond,
         long budgetBytesPerDay,
         Map<String, Map<String, Double>> transitions,
@@ -37,14 +41,14 @@ public record Replication(
     public static final int DEFAULT_SYNC_COPIES = 1;
 
     /** An image of a site without a controller: there is nowhere to replicate to. */
-    public static final Replication LOCAL = new Replication(Mode.ON_DEMAND, DEFAULT_K, DEFAULT_S, "", 0, 0, 0, Map.of(), false);
+    public static final Replication LOCAL = new Replication(Mode.ON_DEMAND, DEFAULT_K, DEFAULT_S, "", 0, 0, 0, 0, Map.of(), false);
 
     /**
      * What an image has when nothing was chosen: proactive and pulled. With no table here; the
      * controller gives a site with no row of its own the fleet's default row (DESIGN.md section 6).
      */
     public static Replication defaults(String home) {
-        return new Replication(Mode.PROACTIVE, DEFAULT_K, DEFAULT_S, home, DEFAULT_SYNC_COPIES, 0, 0, Map.of(), defaultPull(Mode.PROACTIVE));
+        return new Replication(Mode.PROACTIVE, DEFAULT_K, DEFAULT_S, home, DEFAULT_SYNC_COPIES, 0, 0, 0, Map.of(), defaultPull(Mode.PROACTIVE));
     }
 
     /**
@@ -59,8 +63,8 @@ public record Replication(
     public Replication {
         requireNonNull(mode, "mode is null");
         requireNonNull(home, "home is null");
-        if (!(k >= 0) || !(s >= 0) || syncCopies < 0 || bandwidthBytesPerSecond < 0 || budgetBytesPerDay < 0) {
-            throw new IllegalArgumentException("k, s, syncCopies, bandwidth and budget must not be negative");
+        if (!(k >= 0) || !(s >= 0) || syncCopies < 0 || syncMin < 0 || bandwidthBytesPerSecond < 0 || budgetBytesPerDay < 0) {
+            throw new IllegalArgumentException("k, s, syncCopies, syncMin, bandwidth and budget must not be negative");
         }
         TreeMap<String, Map<String, Double>> rows = new TreeMap<>();
         requireNonNull(transitions, "transitions is null").forEach((from, row) -> rows.put(from, Map.copyOf(new TreeMap<>(row))));
@@ -69,12 +73,17 @@ public record Replication(
 
     /** These settings with another mode. */
     public Replication withMode(Mode other) {
-        return new Replication(other, k, s, home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, transitions, pull);
+        return new Replication(other, k, s, home, syncCopies, syncMin, bandwidthBytesPerSecond, budgetBytesPerDay, transitions, pull);
     }
 
     /** These settings with the background pull on or off. */
     public Replication withPull(boolean on) {
-        return new Replication(mode, k, s, home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, transitions, on);
+        return new Replication(mode, k, s, home, syncCopies, syncMin, bandwidthBytesPerSecond, budgetBytesPerDay, transitions, on);
+    }
+
+    /** The fewest copies, this site's included, a sync write is acknowledged with: {@code syncMin}, or all of them when it is 0. */
+    public int syncMinCopies() {
+        return syncMin == 0 ? syncCopies + 1 : Math.min(syncMin, syncCopies + 1);
     }
 
     /** The row of {@code site}: where the image's VM goes next from there; empty when the table has no row for it. */

@@ -14,6 +14,7 @@ import io.heliotrope.proto.controller.v1.SiteImageState;
 import io.heliotrope.proto.controller.v1.TransitionCount;
 import io.heliotrope.proto.storage.v1.PullState;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
+import io.heliotrope.proto.storage.v1.SyncState;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -47,6 +48,7 @@ final class ImageShow {
                 ? "none (last epoch " + lease.getEpoch() + ")"
                 : "held by " + lease.getHolder() + ", epoch " + lease.getEpoch() + ", expires " + Instant.ofEpochMilli(lease.getExpiresEpochMillis())
                         + (lease.getMovingTo().isEmpty() ? "" : ", moving to " + lease.getMovingTo())));
+        sync(clusterImage, out);
         out.println("metaSeq:     " + status.getMetaSeq() + " (snapshot at " + status.getSnapshotSeq() + ", " + status.getMetadataBytes() + " bytes in ZooKeeper)");
         out.println("transition hint:");
         Transitions.print(out, image.getTransitionHint());
@@ -66,6 +68,22 @@ final class ImageShow {
         out.println("  elsewhere: where it is open for writing, blocks whose latest version is only at other sites;");
         out.println("  pull: what the background pull there does about them)");
         out.println("  blocks whose latest version is zero: " + status.getZeroBlocks());
+    }
+
+    /** Where a sync image open for writing copies its writes, and whether some are only at the writing site. */
+    private static void sync(ClusterImage image, PrintStream out) {
+        for (SiteImageState site : image.getSitesList()) {
+            SiteImageStatus state = site.getImage();
+            if (state.getSyncState() == SyncState.SYNC_STATE_UNSPECIFIED) {
+                continue;
+            }
+            String to = state.getSyncSitesCount() == 0 ? "no site" : String.join(", ", state.getSyncSitesList());
+            String down = state.getSyncDownSitesCount() == 0 ? "" : "; not answering: " + String.join(", ", state.getSyncDownSitesList());
+            out.println(state.getSyncState() == SyncState.SYNC_STATE_DEGRADED
+                    ? "sync:        DEGRADED at " + site.getSite() + ": copies go to " + to + down + "; " + state.getSyncMissedBlocks()
+                            + " blocks written are only at " + site.getSite() + " (lost if it is lost) until those sites have them"
+                    : "sync:        healthy at " + site.getSite() + ": copies go to " + to);
+        }
     }
 
     /** One line per registered site, and per other site that the catalog says holds blocks. */
@@ -128,7 +146,9 @@ final class ImageShow {
         out.println("pull:        " + (image.getPulls() ? "on" : "off")
                 + (image.getPull() == PullMode.PULL_MODE_UNSPECIFIED ? " (default of " + ReplicationOptions.mode(image) + ")" : ""));
         out.println("home:        " + (image.getHome().isEmpty() ? "none yet (the first site to open it for writing)" : image.getHome()));
-        out.println("sync copies: " + image.getSyncCopies());
+        // A controller from before --sync-min sends 0: every copy, as the default.
+        int min = image.getSyncMin() == 0 ? image.getSyncCopies() + 1 : image.getSyncMin();
+        out.println("sync copies: " + image.getSyncCopies() + " (min " + min + (image.getSyncMinSet() ? ")" : ": every copy, the default)"));
         out.println("bandwidth:   " + (image.getBandwidthBytesPerSecond() == 0 ? "no cap" : format(image.getBandwidthBytesPerSecond()) + "/s"));
         out.println("budget:      " + (image.getBudgetBytesPerDay() == 0 ? "none" : format(image.getBudgetBytesPerDay()) + " a day"));
     }

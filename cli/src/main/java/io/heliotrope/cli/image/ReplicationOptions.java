@@ -39,6 +39,14 @@ final class ReplicationOptions {
             + "without them.")
     Integer syncCopies;
 
+    @Option(names = "--sync-min", paramLabel = "N", description =
+            "In sync mode, the fewest copies, this site's own included, a write needs to be acknowledged when fewer than "
+            + "--sync-copies other sites answer (Ceph's min_size): from 1 to sync copies + 1; 0 sets the default, sync copies + 1, "
+            + "where a write fails rather than go without all its copies. Below sync copies + 1 the image keeps writing, degraded "
+            + "(image show, helio status and the status page say so), until the sites that missed writes have them again; losing "
+            + "the writing site while degraded loses the writes only it holds.")
+    Integer syncMin;
+
     @Option(names = "--k", paramLabel = "K", description = "Weight of the read/write ratio in the push priority p = K * fr/fw + fr (default: 1000).")
     Double k;
 
@@ -67,7 +75,7 @@ final class ReplicationOptions {
 
     /** Whether any setting was given. */
     boolean any() {
-        return mode != null || home != null || syncCopies != null || k != null || s != null || bandwidth != null || budget != null
+        return mode != null || home != null || syncCopies != null || syncMin != null || k != null || s != null || bandwidth != null || budget != null
                 || transitions != null || pull != null;
     }
 
@@ -93,6 +101,9 @@ final class ReplicationOptions {
         }
         if (syncCopies != null) {
             settings.setSyncCopies(syncCopies);
+        }
+        if (syncMin != null) {
+            settings.setSyncMin(syncMin);
         }
         if (k != null) {
             settings.setKFactor(k);

@@ -15,10 +15,12 @@ import io.heliotrope.proto.controller.v1.ZooKeeperHealth;
 import io.heliotrope.proto.storage.v1.PeerTraffic;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
 import io.heliotrope.proto.storage.v1.SiteStatus;
+import io.heliotrope.proto.storage.v1.SyncState;
 import io.heliotrope.storage.BlockStore;
 
 import java.io.PrintStream;
 import java.time.Instant;
+import java.util.List;
 
 import static io.heliotrope.cli.print.Sizes.format;
 
@@ -89,6 +91,31 @@ final class StatusReport {
         printOrNone(transfers, out);
         out.println("lease moves in flight (write leases being handed over, as in a VM's migration):");
         printOrNone(migrations, out);
+        out.println("sync images open for writing (DEGRADED: some writes are only at the writing site, lost if it is lost):");
+        printOrNone(syncs(cluster), out);
+    }
+
+    private static Table syncs(ClusterStatus cluster) {
+        Table syncs = new Table("<<<<<>", "IMAGE", "SITE", "STATE", "COPIES TO", "NOT ANSWERING", "ONLY HERE");
+        for (ClusterImage image : cluster.getImagesList()) {
+            for (SiteImageState site : image.getSitesList()) {
+                SiteImageStatus state = site.getImage();
+                if (state.getSyncState() != SyncState.SYNC_STATE_UNSPECIFIED) {
+                    syncs.add(image.getStatus().getConfig().getName(), site.getSite(), syncState(state), listOrNone(state.getSyncSitesList()),
+                            listOrNone(state.getSyncDownSitesList()), state.getSyncMissedBlocks());
+                }
+            }
+        }
+        return syncs;
+    }
+
+    /** {@code healthy} or {@code DEGRADED}, loud. */
+    private static String syncState(SiteImageStatus state) {
+        return state.getSyncState() == SyncState.SYNC_STATE_DEGRADED ? "DEGRADED" : "healthy";
+    }
+
+    private static String listOrNone(List<String> sites) {
+        return sites.isEmpty() ? "none" : String.join(",", sites);
     }
 
     static void site(SiteStatus status, Target site, PrintStream out) {

@@ -63,7 +63,7 @@ class TestImageShow {
                 "mode:        sync (K 1000, S 0.5)",
                 "pull:        on (default of sync)",
                 "home:        virginia",
-                "sync copies: 2",
+                "sync copies: 2 (min 3: every copy, the default)",
                 "bandwidth:   100.0 MiB/s",
                 "budget:      none",
                 "lease:       none (last epoch 4)"), String.join("\n",

@@ -124,8 +124,9 @@ public final class ImageCatalog {
     /** Changes the replication settings by compare-and-set on the config; returns the config as written. */
     public ImageConfig set(String name, ReplicationUpdate update) {
         ImageConfig config = update(name, current -> current.with(update));
-        log.info("{}: replication now {}, K {}, S {}, home '{}', {} sync copies, cap {} B/s, budget {} B/day, pull {}, hint {}", name, config.mode(),
-                config.k(), config.s(), config.home(), config.syncCopies(), config.bandwidthBytesPerSecond(), config.budgetBytesPerDay(),
+        log.info("{}: replication now {}, K {}, S {}, home '{}', {} sync copies (min {}), cap {} B/s, budget {} B/day, pull {}, hint {}", name,
+                config.mode(), config.k(), config.s(), config.home(), config.syncCopies(), config.syncMinCopies(), config.bandwidthBytesPerSecond(),
+                config.budgetBytesPerDay(),
                 config.pull(), config.transitions());
         return config;
     }

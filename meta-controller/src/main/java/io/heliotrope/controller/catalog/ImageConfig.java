@@ -24,7 +24,11 @@ import static java.util.Objects.requireNonNullElse;
  * {@code pull} is the background pull as set ({@link #pulls()} as it applies).
  * A config from before these settings reads with their defaults: integer K and S read as
  * real numbers, a missing home as none, {@code syncCopies} 0 as 1, no cap, no budget, the
- * pull unspecified.
+ * pull unspecified, {@code syncMin} 0.
+ *
+ * <p>{@code syncMin} is the fewest copies, the writer's own included, with which a write of a
+ * sync image is acknowledged when fewer than {@code syncCopies} other sites take one (Ceph's
+ * {@code min_size}); 0 is the default, {@link #syncMinCopies()}.
  */
 public record ImageConfig(
         String name,
@@ -40,7 +44,8 @@ public record ImageConfig(
         int syncCopies,
         long bandwidthBytesPerSecond,
         long budgetBytesPerDay,
-        PullMode pull) {
+        PullMode pull,
+        int syncMin) {
     public static final int BLOCK_SIZE = 4096;
     public static final double DEFAULT_K = 1000;
     public static final double DEFAULT_S = 1;
@@ -63,6 +68,10 @@ public record ImageConfig(
         if (syncCopies < 1 || syncCopies > MAX_SYNC_COPIES) {
             throw invalid(name, "sync copies must be between 1 and " + MAX_SYNC_COPIES + ", not " + syncCopies);
         }
+        if (syncMin < 0 || syncMin > syncCopies + 1) {
+            throw invalid(name, "sync min must be between 1 and sync copies + 1 (" + (syncCopies + 1) + "), or 0 for that default, not "
+                    + Integer.toUnsignedString(syncMin));
+        }
         if (bandwidthBytesPerSecond < 0 || budgetBytesPerDay < 0) {
             throw invalid(name, "bandwidth cap and daily budget must be >= 0 (0: none), not "
                     + Long.toUnsignedString(bandwidthBytesPerSecond) + " and " + Long.toUnsignedString(budgetBytesPerDay));
@@ -75,7 +84,7 @@ public record ImageConfig(
 
     public ImageConfig withUuid(UUID uuid) {
         return new ImageConfig(name, sizeBytes, blockSize, createdEpochMillis, mode, k, s, transitions, requireNonNull(uuid, "uuid is null"),
-                home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, pull);
+                home, syncCopies, bandwidthBytesPerSecond, budgetBytesPerDay, pull, syncMin);
     }
 
     /** The same image with the replication settings {@code update} sets; validated again. */
@@ -90,7 +99,18 @@ public record ImageConfig(
                 requireNonNullElse(update.syncCopies(), syncCopies),
                 requireNonNullElse(update.bandwidthBytesPerSecond(), bandwidthBytesPerSecond),
                 requireNonNullElse(update.budgetBytesPerDay(), budgetBytesPerDay),
-                requireNonNullElse(update.pull(), pull));
+                requireNonNullElse(update.pull(), pull),
+                requireNonNullElse(update.syncMin(), syncMin));
+    }
+
+    /**
+     * The fewest copies, the writer's included, a sync write is acknowledged with: as set, else
+     * all of them, {@code syncCopies + 1}. The mode is chosen for images that must survive the
+     * loss of their writer's site, so running degraded is the operator's explicit choice
+     * (DESIGN.md section 6).
+     */
+    public int syncMinCopies() {
+        return syncMin == 0 ? syncCopies + 1 : syncMin;
     }
 
     /**

@@ -34,6 +34,6 @@ public record ImageSpec(String name, long sizeBytes, ReplicationUpdate replicati
     public ImageConfig toConfig(long createdEpochMillis, UUID uuid) {
         return new ImageConfig(name, sizeBytes, ImageConfig.BLOCK_SIZE, createdEpochMillis, PropagationMode.PROACTIVE,
                 ImageConfig.DEFAULT_K, ImageConfig.DEFAULT_S, TransitionTable.EMPTY, requireNonNull(uuid, "uuid is null"),
-                "", ImageConfig.DEFAULT_SYNC_COPIES, 0, 0, PullMode.UNSPECIFIED).with(replication);
+                "", ImageConfig.DEFAULT_SYNC_COPIES, 0, 0, PullMode.UNSPECIFIED, 0).with(replication);
     }
 }

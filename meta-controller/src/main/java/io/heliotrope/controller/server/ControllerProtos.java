@@ -69,7 +69,8 @@ public final class ControllerProtos {
                 proto.hasBandwidthBytesPerSecond() ? proto.getBandwidthBytesPerSecond() : null,
                 proto.hasBudgetBytesPerDay() ? proto.getBudgetBytesPerDay() : null,
                 proto.hasTransitions() ? transitions(proto.getTransitions()) : null,
-                proto.hasPull() ? pull(proto.getPull()) : null);
+                proto.hasPull() ? pull(proto.getPull()) : null,
+                proto.hasSyncMin() ? proto.getSyncMin() : null);
     }
 
     static io.heliotrope.proto.controller.v1.ImageConfig toProto(CatalogImage image) {
@@ -85,6 +86,8 @@ public final class ControllerProtos {
                 .setSRatio(config.s())
                 .setHome(config.home())
                 .setSyncCopies(config.syncCopies())
+                .setSyncMin(config.syncMinCopies())
+                .setSyncMinSet(config.syncMin() != 0)
                 .setBandwidthBytesPerSecond(config.bandwidthBytesPerSecond())
                 .setBudgetBytesPerDay(config.budgetBytesPerDay())
                 .setTransitions(toProto(transitions.table()))

@@ -201,10 +201,11 @@ function imageSites(image, siteNames) {
     ['fetched-bytes', s => bytes(Number(s.fetchedBytes))],
     ['elsewhere-blocks', s => openForWrite(s) ? s.elsewhereBlocks : '–'],
     ['pull', pull],
+    ['sync', sync],
   ];
   return el('table', {class: 'image-sites'},
     el('tr', {}, ...['site', 'current blocks', 'allocated blocks', 'dirty blocks', 'queued blocks', 'oldest queued', 'connections', 'pushed', 'fetched',
-      'elsewhere blocks', 'pull']
+      'elsewhere blocks', 'pull', 'sync']
       .map(name => el('th', {}, name))),
     ...siteNames.map(site => {
       const s = reported.get(site);
@@ -227,6 +228,20 @@ function pull(s) {
   }
   const state = s.pullState.replace('PULL_STATE_', '').toLowerCase();
   return state === 'running' ? state + ' ' + bytes(Number(s.pullBytesPerSecond)) + '/s' : state;
+}
+
+// Where a sync image open for writing at the site copies its writes: 'healthy → taiwan', or 'DEGRADED' with the sites that
+// do not answer and the blocks they have yet to get; '–' elsewhere and for the other modes.
+function sync(s) {
+  if (!s.syncState || s.syncState === 'SYNC_STATE_UNSPECIFIED') {
+    return '–';
+  }
+  const to = (s.syncSites || []).join(', ') || 'no site';
+  if (s.syncState === 'SYNC_STATE_HEALTHY') {
+    return 'healthy → ' + to;
+  }
+  const down = (s.syncDownSites || []).length ? '; not answering: ' + s.syncDownSites.join(', ') : '';
+  return 'DEGRADED → ' + to + down + '; ' + (s.syncMissedBlocks || '0') + ' blocks only here';
 }
 
 function renderTraffic(sites, now) {

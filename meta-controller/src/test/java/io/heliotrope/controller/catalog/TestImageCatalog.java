@@ -71,14 +71,14 @@ class TestImageCatalog {
         ImageStatus created = await(service.createImage(new ImageSpec("base.img_1", 1 << 30)));
 
         ImageConfig config = new ImageConfig("base.img_1", 1 << 30, 4096, NOW, PropagationMode.PROACTIVE, 1000, 1, TransitionTable.EMPTY,
-                created.image().config().uuid(), "", 1, 0, 0, PullMode.UNSPECIFIED);
+                created.image().config().uuid(), "", 1, 0, 0, PullMode.UNSPECIFIED, 0);
         assertThat(created).isEqualTo(new ImageStatus(new CatalogImage(config, LeaseMoves.NONE), new Lease("", 0, 0, 0, 15_000, "", List.of(), SyncRecovery.NONE, 0, ""), 0, 0, Map.of(), 0, 0));
         controller.registerSites("a");
         TransitionTable table = new TransitionTable(List.of("a", "b"), List.of(0.25, 0.75, 1.0, 0.0));
-        ReplicationUpdate sync = new ReplicationUpdate(PropagationMode.SYNC, 5.5, 0.0, "a", 2, 100L << 20, 50L << 30, table, PullMode.OFF);
+        ReplicationUpdate sync = new ReplicationUpdate(PropagationMode.SYNC, 5.5, 0.0, "a", 2, 100L << 20, 50L << 30, table, PullMode.OFF, null);
         UUID vm = await(service.createImage(new ImageSpec("vm", 8192, sync))).image().config().uuid();
         assertThat(await(service.listImages())).extracting(CatalogImage::config).containsExactly(config,
-                new ImageConfig("vm", 8192, 4096, NOW, PropagationMode.SYNC, 5.5, 0, table, vm, "a", 2, 100L << 20, 50L << 30, PullMode.OFF));
+                new ImageConfig("vm", 8192, 4096, NOW, PropagationMode.SYNC, 5.5, 0, table, vm, "a", 2, 100L << 20, 50L << 30, PullMode.OFF, 0));
         assertRefused(() -> await(service.createImage(new ImageSpec("vm", 4096))), ErrorCode.IMAGE_EXISTS, "image 'vm' already exists");
 
         await(service.deleteImage("vm"));
@@ -95,8 +95,8 @@ class TestImageCatalog {
         await(service.createImage(new ImageSpec("vm", 4096)));
         TransitionTable hint = new TransitionTable(List.of("a", "b"), List.of(0.1, 0.9, 0.0, 0.0));
 
-        ImageStatus set = await(service.setImage("vm", new ReplicationUpdate(PropagationMode.ON_DEMAND, 0.5, null, "b", null, 1000L, null, hint, PullMode.ON)));
-        ImageStatus again = await(service.setImage("vm", new ReplicationUpdate(null, null, 2.5, null, 3, null, 7L, null, null)));
+        ImageStatus set = await(service.setImage("vm", new ReplicationUpdate(PropagationMode.ON_DEMAND, 0.5, null, "b", null, 1000L, null, hint, PullMode.ON, null)));
+        ImageStatus again = await(service.setImage("vm", new ReplicationUpdate(null, null, 2.5, null, 3, null, 7L, null, null, null)));
 
         ImageConfig config = again.image().config();
         assertThat(set.image().config().s()).isEqualTo(1);
@@ -104,10 +104,23 @@ class TestImageCatalog {
                 config.budgetBytesPerDay(), config.transitions(), config.pull())).containsExactly(PropagationMode.ON_DEMAND, 0.5, 2.5, "b", 3, 1000L, 7L, hint,
                 PullMode.ON);
         assertThat(await(service.getImage("vm")).image().config()).isEqualTo(config);
-        assertThat(await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, null, null, TransitionTable.EMPTY, null)))
+        assertThat(await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, null, null, TransitionTable.EMPTY, null, null)))
                 .image().config().transitions()).isEqualTo(TransitionTable.EMPTY);
         assertThat(await(service.setImage("vm", pull(PullMode.UNSPECIFIED))).image().config().pull()).as("back to the mode's default")
                 .isEqualTo(PullMode.UNSPECIFIED);
+    }
+
+    @Test
+    void syncMinIsEveryCopyUnlessSetAndFollowsTheSyncCopiesThen() {
+        controller.registerSites("a");
+        await(service.createImage(new ImageSpec("vm", 4096)));
+
+        assertThat(await(service.getImage("vm")).image().config().syncMinCopies()).as("sync copies 1 and this site's").isEqualTo(2);
+        assertThat(await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, 2, null, null, null, null, null))).image().config()
+                .syncMinCopies()).isEqualTo(3);
+        ImageConfig degradable = await(service.setImage("vm", syncMin(1))).image().config();
+        assertThat(List.of(degradable.syncMin(), degradable.syncMinCopies(), degradable.syncCopies())).containsExactly(1, 1, 2);
+        assertThat(await(service.setImage("vm", syncMin(0))).image().config().syncMinCopies()).as("back to the default").isEqualTo(3);
     }
 
     @Test
@@ -125,12 +138,12 @@ class TestImageCatalog {
         assertThat(pulls(PropagationMode.REMOTE, PullMode.OFF)).isFalse();
         String remote = "image 'vm': a remote image keeps no copies away from its home, so it cannot be pulled: turn its pull off or choose another mode";
         assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(PropagationMode.REMOTE, null, null, "a", null, null, null, null,
-                PullMode.ON))), ErrorCode.INVALID_ARGUMENT, remote);
+                PullMode.ON, null))), ErrorCode.INVALID_ARGUMENT, remote);
         await(service.setImage("vm", pull(PullMode.ON)));
-        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(PropagationMode.REMOTE, null, null, "a", null, null, null, null, null))),
+        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(PropagationMode.REMOTE, null, null, "a", null, null, null, null, null, null))),
                 ErrorCode.INVALID_ARGUMENT, remote);
         assertRefused(() -> await(service.createImage(new ImageSpec("far", 4096, new ReplicationUpdate(PropagationMode.REMOTE, null, null, "a", null,
-                null, null, null, PullMode.ON)))), ErrorCode.INVALID_ARGUMENT, remote.replace("'vm'", "'far'"));
+                null, null, null, PullMode.ON, null)))), ErrorCode.INVALID_ARGUMENT, remote.replace("'vm'", "'far'"));
         assertThat(await(service.getImage("vm")).image().config().pull()).isEqualTo(PullMode.ON);
     }
 
@@ -146,11 +159,15 @@ class TestImageCatalog {
         assertRefused(() -> await(service.setImage("vm", ReplicationUpdate.home("Virginia"))), ErrorCode.INVALID_ARGUMENT,
                 "invalid site name 'Virginia': use 1 to 63 lowercase letters, digits or '-'");
         assertRefused(() -> await(service.setImage("vm", ReplicationUpdate.home("b"))), ErrorCode.SITE_NOT_FOUND, "site 'b' is not registered");
-        assertRefused(() -> new ReplicationUpdate(null, null, null, null, 0, null, null, null, null), ErrorCode.INVALID_ARGUMENT,
+        assertRefused(() -> new ReplicationUpdate(null, null, null, null, 0, null, null, null, null, null), ErrorCode.INVALID_ARGUMENT,
                 "sync copies must be at least 1, not 0");
-        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, 64, null, null, null, null))),
+        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, 64, null, null, null, null, null))),
                 ErrorCode.INVALID_ARGUMENT, "image 'vm': sync copies must be between 1 and 63, not 64");
-        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, -1L, null, null, null))),
+        assertRefused(() -> await(service.setImage("vm", syncMin(3))), ErrorCode.INVALID_ARGUMENT,
+                "image 'vm': sync min must be between 1 and sync copies + 1 (2), or 0 for that default, not 3");
+        assertRefused(() -> await(service.setImage("vm", syncMin(-1))), ErrorCode.INVALID_ARGUMENT,
+                "sync min must be at least 1 (0: the default), not 4294967295");
+        assertRefused(() -> await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, -1L, null, null, null, null))),
                 ErrorCode.INVALID_ARGUMENT, "image 'vm': bandwidth cap and daily budget must be >= 0 (0: none), not 18446744073709551615 and 0");
         assertRefused(() -> await(service.createImage(new ImageSpec("other", 4096, ReplicationUpdate.home("b")))), ErrorCode.SITE_NOT_FOUND,
                 "site 'b' is not registered");
@@ -179,7 +196,7 @@ class TestImageCatalog {
 
         assertThat(await(service.getImage("old")).image().config()).isEqualTo(
                 new ImageConfig("old", 4096, 4096, NOW, PropagationMode.SYNC, 500, 2, TransitionTable.EMPTY, created.uuid(), "", 1, 0, 0,
-                        PullMode.UNSPECIFIED));
+                        PullMode.UNSPECIFIED, 0));
         assertThat(await(service.getImage("old")).image().config().pulls()).as("sync pulls by default").isTrue();
     }
 
@@ -220,14 +237,18 @@ class TestImageCatalog {
     }
 
     private static ReplicationUpdate kAndS(Double k, Double s) {
-        return new ReplicationUpdate(null, k, s, null, null, null, null, null, null);
+        return new ReplicationUpdate(null, k, s, null, null, null, null, null, null, null);
+    }
+
+    private static ReplicationUpdate syncMin(int min) {
+        return new ReplicationUpdate(null, null, null, null, null, null, null, null, null, min);
     }
 
     private static ReplicationUpdate pull(PullMode pull) {
-        return new ReplicationUpdate(null, null, null, null, null, null, null, null, pull);
+        return new ReplicationUpdate(null, null, null, null, null, null, null, null, pull, null);
     }
 
     private static boolean pulls(PropagationMode mode, PullMode pull) {
-        return new ImageConfig("vm", 4096, 4096, NOW, mode, 1000, 1, TransitionTable.EMPTY, UUID.randomUUID(), "a", 1, 0, 0, pull).pulls();
+        return new ImageConfig("vm", 4096, 4096, NOW, mode, 1000, 1, TransitionTable.EMPTY, UUID.randomUUID(), "a", 1, 0, 0, pull, 0).pulls();
     }
 }

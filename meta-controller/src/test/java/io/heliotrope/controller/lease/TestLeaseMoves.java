@@ -74,7 +74,7 @@ class TestLeaseMoves {
     @Test
     void theTableSitesGetBlendsTheHintWithTheMovesAndGivesASiteWithNeitherTheDefaultRow() {
         TransitionTable hint = new TransitionTable(List.of("a", "b"), List.of(0.0, 1.0, 0.0, 0.0));
-        await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, null, null, hint, null)));
+        await(service.setImage("vm", new ReplicationUpdate(null, null, null, null, null, null, null, hint, null, null)));
         for (String site : List.of("a", "c", "a", "c")) {
             Lease lease = controller.openForWrite("vm", site);
             await(service.closeImage("vm", site, lease.epoch()));

@@ -35,7 +35,7 @@ class TestRemoteHomeFlush {
     }
 
     private void setMode(PropagationMode mode) {
-        await(controller.service().setImage("vm", new ReplicationUpdate(mode, null, null, "a", null, null, null, null, null)));
+        await(controller.service().setImage("vm", new ReplicationUpdate(mode, null, null, "a", null, null, null, null, null, null)));
     }
 
     @Test

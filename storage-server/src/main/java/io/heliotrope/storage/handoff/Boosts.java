@@ -77,6 +77,11 @@ public final class Boosts implements ReplicatorFactory {
             }
 
             @Override
+            public boolean acknowledgesDurably() {
+                return mode.acknowledgesDurably();
+            }
+
+            @Override
             public void close() {
                 mode.close();
             }
@@ -118,7 +123,7 @@ public final class Boosts implements ReplicatorFactory {
 
     /** The image's settings for a boost: only {@code to}, every queued block pushable, within the image's cap. */
     private Replication towards(Replication image, String to) {
-        return new Replication(Replication.Mode.PROACTIVE, image.k(), 0, image.home(), 0, image.bandwidthBytesPerSecond(), 0,
+        return new Replication(Replication.Mode.PROACTIVE, image.k(), 0, image.home(), 0, 0, image.bandwidthBytesPerSecond(), 0,
                 Map.of(site, Map.of(to, 1.0)), false);
     }
 

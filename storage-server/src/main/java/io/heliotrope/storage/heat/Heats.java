@@ -47,6 +47,11 @@ public final class Heats implements ReplicatorFactory {
             }
 
             @Override
+            public boolean acknowledgesDurably() {
+                return replicator.acknowledgesDurably();
+            }
+
+            @Override
             public void close() {
                 try {
                     replicator.close();

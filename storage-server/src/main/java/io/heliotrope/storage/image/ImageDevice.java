@@ -104,7 +104,9 @@ final class ImageDevice extends AbstractImageDevice {
 
     @Override
     public CompletableFuture<Void> flush() {
-        return image.session().gate().run(Kind.FLUSH, () -> CompletableFuture.runAsync(store::sync, flushes));
+        // A sync image's writes were durable here (and at their sync sites) before they were acknowledged.
+        return image.session().gate().run(Kind.FLUSH, () -> view.acknowledgesDurably() ? CompletableFuture.completedFuture(null)
+                : CompletableFuture.runAsync(store::sync, flushes));
     }
 
     @Override

@@ -64,6 +64,11 @@ public final class PeerService {
      * finds every copy of the fenced epochs this site will ever hold.
      */
     private final ReadWriteLock fencing = new ReentrantReadWriteLock();
+    /**
+     * Makes pushed copies durable before a push is answered: the pushes that arrive together
+     * share one sync of the store instead of one each (a sync write's copy is one push).
+     */
+    private final GroupSync durable;
 
     /**
      * @param fences the view cache of {@code store}, which keeps the fences
@@ -78,6 +83,7 @@ public final class PeerService {
         this.policy = requireNonNull(policy, "policy is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.bulkCalls = requireNonNull(bulkCalls, "bulkCalls is null");
+        this.durable = new GroupSync(store::sync, storeCalls);
     }
 
     /**
@@ -101,7 +107,7 @@ public final class PeerService {
      * arrive out of order). A copy refused by the fence or the policy is not held.
      */
     public CompletableFuture<boolean[]> push(ImageRef image, List<Copy> copies) {
-        return call(image, () -> storeCopies(image, copies));
+        return call(image, () -> storeCopies(image, copies)).thenCompose(held -> durable.request().thenApply(synced -> held));
     }
 
     /**
@@ -195,7 +201,7 @@ public final class PeerService {
                 boolean accepted = takes && rule.accepts(copy, local);
                 held.put(copy, accepted || takes && local >= copy.version());
                 return accepted;
-            }, true);
+            }, false);
         } catch (HeliotropeException e) {
             return ifRemoved(e, stored);
         } finally {

@@ -6,10 +6,14 @@ import io.heliotrope.proto.storage.v1.PullState;
 import io.heliotrope.proto.storage.v1.SiteImageStatus;
 import io.heliotrope.proto.storage.v1.SiteStatus;
 import io.heliotrope.proto.storage.v1.StaleBlocks;
+import io.heliotrope.proto.storage.v1.SyncState;
 import io.heliotrope.storage.BlockStore;
 import io.heliotrope.storage.admin.ImageManager.ImageStatus;
+import io.heliotrope.storage.image.mode.SyncStatus;
 import io.heliotrope.storage.pull.PullStatus;
 import io.heliotrope.storage.status.SiteState;
+
+import java.util.TreeSet;
 
 /** Conversions between the image domain and its protos. */
 final class ImageProtos {
@@ -53,6 +57,13 @@ final class ImageProtos {
                         .setLackedBlocks(pull.lackedBlocks())
                         .setPulledBytes(pull.pulledBytes())
                         .setPullBytesPerSecond(pull.bytesPerSecond());
+            }
+            if (image.sync() != null) {
+                SyncStatus sync = image.sync();
+                site.setSyncState(sync.degraded() ? SyncState.SYNC_STATE_DEGRADED : SyncState.SYNC_STATE_HEALTHY)
+                        .addAllSyncSites(sync.sites())
+                        .addAllSyncDownSites(new TreeSet<>(sync.down().keySet()))
+                        .setSyncMissedBlocks(sync.missedBlocks());
             }
             status.addImages(site);
         }

@@ -31,11 +31,13 @@ import io.heliotrope.storage.pull.PullStatus;
 import io.heliotrope.storage.view.Background;
 import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
+import io.heliotrope.storage.image.mode.SyncContext;
 import io.heliotrope.storage.peer.PeerFetcher;
 import io.heliotrope.storage.peer.PeerMetrics;
 import io.heliotrope.storage.peer.PeerMetrics.Traffic;
 import io.heliotrope.storage.peer.PeerService;
 import io.heliotrope.storage.peer.Peers;
+import io.heliotrope.storage.peer.GroupSync;
 import io.heliotrope.storage.peer.RegisteredSites;
 import io.heliotrope.storage.peer.RttProber;
 import io.heliotrope.storage.peer.SyncRecoverer;
@@ -148,7 +150,7 @@ public final class StorageServer implements AutoCloseable {
                 controller = controllers;
                 components.push(controller);
                 StorageMetrics.bindFailovers(registry, controllers);
-                links = links(registry);
+                links = links(registry, controller, sessionCalls);
                 SyncRecoverer recovery = new SyncRecoverer(config.site(), links.peers(), controller, view, config.openWait());
                 controlled = new ControllerSessions(config.site(), store, view, controller, recovery, sessionCalls, config.checkpointInterval(),
                         config.checkpointBlocks(), config.leaseHold());
@@ -183,7 +185,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService grpcCalls = pool("site-grpc", GRPC_THREADS, QUEUED_CALLS);
             SiteStatusService status = new SiteStatusService(config.site(), started, store, exports,
                     replicas == null ? Map::of : replicas.propagation()::backlogs, links == null ? () -> Traffic.NONE : links.metrics()::blockBytes,
-                    replicas == null ? Map::of : replicas::pullsByImage, pool("site-status", 1, QUEUED_CENSUSES));
+                    replicas == null ? Map::of : replicas::pullsByImage, replicas == null ? Map::of : replicas.modes()::syncStatuses, pool("site-status", 1, QUEUED_CENSUSES));
             ImageGrpcService images = new ImageGrpcService(new ImageManager(store, view, exports, adminCalls, config.controller()), status,
                     nbd.localAddress().getPort());
             InetSocketAddress grpcAddress = new InetSocketAddress(config.bind(), config.grpcPort());
@@ -258,7 +260,12 @@ public final class StorageServer implements AutoCloseable {
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.holdsForWrite(image.name()) && CopyRule.NEWER.accepts(copy, local),
                 peerStore, pool("site-peer-bulk", 1, QUEUED_CALLS));
-        ModeReplicators modes = new ModeReplicators(config.site(), propagation, peers, sites, view, waits);
+        ScheduledThreadPoolExecutor syncTimers = BoundedExecutors.scheduled("site-sync", 1, QUEUED_PER_IMAGE);
+        components.push(() -> BoundedExecutors.shutdown(syncTimers, SHUTDOWN_PATIENCE));
+        // A sync write waits for a site as long as an open waits for the recovery that needs one.
+        ModeReplicators modes = new ModeReplicators(config.site(), propagation, view,
+                new SyncContext(peers, store, sites, syncTimers, pushReads, config.openWait(), waits,
+                        new GroupSync(store::sync, pool("site-sync-local", 1, QUEUED_PER_IMAGE))), registry);
         // Every image's reads and writes are counted here, whatever its mode, for the site that holds it next (DESIGN.md section 4).
         HeatLog heat = new HeatLog(Clock.systemUTC());
         Boosts boosts = new Boosts(config.site(), store, view, propagation, modes);
@@ -275,8 +282,9 @@ public final class StorageServer implements AutoCloseable {
      * of the replicas, to recover a dead sync holding (through this site's own peer service
      * too, when it took copies).
      */
-    private Links links(PrometheusMeterRegistry registry) {
-        RegisteredSites sites = new RegisteredSites(config.site(), config.peers());
+    private Links links(PrometheusMeterRegistry registry, Controller controller, Executor listing) {
+        RegisteredSites sites = new RegisteredSites(config.site(), config.peers(),
+                () -> controller.sites().stream().collect(Collectors.toMap(SiteAddress::name, SiteAddress::grpcAddress)), listing);
         PeerMetrics metrics = new PeerMetrics(registry);
         // Each call to a peer gets half the fetch timeout: a holder that does not answer leaves time to ask another site.
         GrpcPeers peers = new GrpcPeers(config.site(), sites, metrics, new GrpcPeersConfig(config.peerConnections(), config.peerBulkConnections(),
@@ -305,15 +313,8 @@ public final class StorageServer implements AutoCloseable {
         sessions.register(config.bind() + ":" + grpc.getPort(), config.bind() + ":" + nbd.localAddress().getPort());
         sessions.recover();
         components.push(sessions.startRefreshing(CATALOG_REFRESH)::run);
-        Runnable listSites = () -> {
-            try {
-                replicas.sites().update(controller.sites().stream().collect(Collectors.toMap(SiteAddress::name, SiteAddress::grpcAddress)));
-            } catch (HeliotropeException e) {
-                log.warn("site {}: cannot list the other sites: {}", config.site(), e.getMessage());
-            }
-        };
-        listSites.run();
-        everyRefresh(scheduler, listSites);
+        replicas.sites().relist().join();
+        everyRefresh(scheduler, replicas.sites()::relist);
         everyRefresh(scheduler, () -> replicas.modes().refresh(controller::replication));
         everyRefresh(scheduler, () -> replicas.pulls().refresh(controller::replication));
         RttProber prober = new RttProber(replicas.peers(), replicas.sites(), controller::reportRtt, scheduler, RTT_INTERVAL, RTT_PROBES);

@@ -412,7 +412,7 @@ public final class GrpcController implements Controller {
                 }
             }
         }
-        return new Replication(mode(config), config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(),
+        return new Replication(mode(config), config.getKFactor(), config.getSRatio(), config.getHome(), config.getSyncCopies(), config.getSyncMin(),
                 config.getBandwidthBytesPerSecond(), config.getBudgetBytesPerDay(), transitions, config.getPulls());
     }
 

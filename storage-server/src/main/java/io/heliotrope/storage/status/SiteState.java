@@ -1,5 +1,6 @@
 package io.heliotrope.storage.status;
 
+import io.heliotrope.storage.image.mode.SyncStatus;
 import io.heliotrope.storage.peer.PeerMetrics.BlockBytes;
 import io.heliotrope.storage.propagation.PropagationManager.Backlog;
 
@@ -39,9 +40,10 @@ public record SiteState(String site, Instant started, List<Image> images, Map<St
      * @param backlog its blocks waiting to be pushed to other sites
      * @param traffic the block bytes pushed and fetched for it since the site started
      * @param pull its background pull while a session holds it here; null otherwise
+     * @param sync where its writes are copied, while a session of a {@code sync} image holds it here; null otherwise
      */
     public record Image(String name, UUID identity, long dataBlocks, long zeroBlocks, int connections, long dirtyBlocks, Backlog backlog,
-                        BlockBytes traffic, PullStatus pull) {
+                        BlockBytes traffic, PullStatus pull, SyncStatus sync) {
         public Image {
             requireNonNull(name, "name is null");
             requireNonNull(backlog, "backlog is null");

@@ -6,6 +6,7 @@ import io.heliotrope.storage.image.ImageExports.InUse;
 import io.heliotrope.storage.peer.PeerMetrics.BlockBytes;
 import io.heliotrope.storage.peer.PeerMetrics.Traffic;
 import io.heliotrope.storage.propagation.PropagationManager.Backlog;
+import io.heliotrope.storage.image.mode.SyncStatus;
 import io.heliotrope.storage.pull.PullStatus;
 import io.heliotrope.storage.status.StoreCensus.Counts;
 
@@ -40,15 +41,17 @@ public final class SiteStatusService {
     private final Supplier<Map<String, Backlog>> backlogs;
     private final Supplier<Traffic> traffic;
     private final Supplier<Map<String, PullStatus>> pulls;
+    private final Supplier<Map<String, SyncStatus>> syncs;
 
     /**
      * @param backlogs each image's push backlog by name ({@code PropagationManager::backlogs}); none on a standalone site
      * @param traffic the block bytes of this site's pushes and fetches ({@code PeerMetrics::blockBytes}); none on a standalone site
      * @param pulls the background pull of each image a session holds here, by name; none on a standalone site
+     * @param syncs where the writes of each {@code sync} image a session holds here are copied, by name; none on a standalone site
      * @param censusExecutor runs the census of the store, one thread that nothing else waits on; its owner shuts it down
      */
     public SiteStatusService(String site, Instant started, BlockStore store, ImageExports exports, Supplier<Map<String, Backlog>> backlogs,
-            Supplier<Traffic> traffic, Supplier<Map<String, PullStatus>> pulls, ExecutorService censusExecutor) {
+            Supplier<Traffic> traffic, Supplier<Map<String, PullStatus>> pulls, Supplier<Map<String, SyncStatus>> syncs, ExecutorService censusExecutor) {
         this.site = requireNonNull(site, "site is null");
         this.started = requireNonNull(started, "started is null");
         this.exports = requireNonNull(exports, "exports is null");
@@ -56,6 +59,7 @@ public final class SiteStatusService {
         this.backlogs = requireNonNull(backlogs, "backlogs is null");
         this.traffic = requireNonNull(traffic, "traffic is null");
         this.pulls = requireNonNull(pulls, "pulls is null");
+        this.syncs = requireNonNull(syncs, "syncs is null");
     }
 
     /** Every image this site stores or has in use, in name order, and the traffic with each peer. */
@@ -68,6 +72,7 @@ public final class SiteStatusService {
         Map<String, Backlog> waiting = backlogs.get();
         Traffic carried = traffic.get();
         Map<String, PullStatus> pulled = pulls.get();
+        Map<String, SyncStatus> copied = syncs.get();
         SortedSet<String> names = new TreeSet<>(stored.keySet());
         names.addAll(inUse.keySet());
         List<SiteState.Image> images = names.stream().map(name -> {
@@ -75,7 +80,7 @@ public final class SiteStatusService {
             InUse use = inUse.get(name);
             return new SiteState.Image(name, identity(counts, use), counts.dataBlocks(), counts.zeroBlocks(), use == null ? 0 : use.connections(), counts.dirtyBlocks(),
                     waiting.getOrDefault(name, Backlog.NONE), carried.byImage().getOrDefault(name, NO_TRAFFIC),
-                    pulled.get(name));
+                    pulled.get(name), copied.get(name));
         }).toList();
         return new SiteState(site, started, images, carried.byPeer());
     }

@@ -332,6 +332,11 @@ public final class DataView implements PullTarget, AutoCloseable {
         return merged;
     }
 
+    /** Whether every write is durable here once acknowledged (the {@code sync} mode): a FLUSH has nothing to do then. */
+    public boolean acknowledgesDurably() {
+        return replicator.acknowledgesDurably();
+    }
+
     /** The image closes here, its session ended: its replication mode closes. */
     @Override
     public void close() {

@@ -25,6 +25,14 @@ public interface Replicator extends AutoCloseable {
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * Whether {@link #wrote} completes only once the write is durable at this site too, so
+     * that a FLUSH has nothing left to do for this image.
+     */
+    default boolean acknowledgesDurably() {
+        return false;
+    }
+
     /** The image closes here, after its session's final flush: nothing more is read or written. */
     @Override
     default void close() {}

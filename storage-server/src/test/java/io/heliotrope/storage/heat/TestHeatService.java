@@ -74,7 +74,7 @@ class TestHeatService {
     @Test
     void askingForHeatStopsTheDrainOfAClosedSessionToTheAskingSite() throws Exception {
         ImagePropagation pushes = propagation.open(disk, PushGuard.NONE,
-                new Replication(Mode.PROACTIVE, 1000, 0, "a", 1, 0, 0, Map.of("a", Map.of("b", 1.0)), false));
+                new Replication(Mode.PROACTIVE, 1000, 0, "a", 1, 0, 0, 0, Map.of("a", Map.of("b", 1.0)), false));
         for (long block = 0; block < 8; block++) {
             store.write(disk.id(), block, ByteBuffer.allocate(BLOCK_SIZE), block + 1, Dirty.SKIP, false);
         }

@@ -52,7 +52,7 @@ class TestConcurrentRecording {
 
     @Test
     void everyBlocksLastVersionIsPushed() throws InterruptedException {
-        ImagePropagation propagation = manager.open(image, PushGuard.NONE, new Replication(Mode.PROACTIVE, 1000, 0, "us-east", 1, 0, 0,
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, new Replication(Mode.PROACTIVE, 1000, 0, "us-east", 1, 0, 0, 0,
                 Map.of("us-east", Map.of("us-west", 1.0)), false));
         peers.onPush(push -> {
             for (Pushed copy : push.copies()) {

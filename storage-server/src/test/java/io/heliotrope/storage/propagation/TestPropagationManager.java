@@ -231,7 +231,7 @@ class TestPropagationManager {
 
     @Test
     void modeAndSChangeAtRunTime() {
-        ImagePropagation propagation = manager.open(image, PushGuard.NONE, new Replication(Mode.ON_DEMAND, 1000, 0, HERE, 1, 0, 0, Map.of(HERE, TO_THERE), false));
+        ImagePropagation propagation = manager.open(image, PushGuard.NONE, new Replication(Mode.ON_DEMAND, 1000, 0, HERE, 1, 0, 0, 0, Map.of(HERE, TO_THERE), false));
         writeAll(propagation, 4);
         scheduler.advance(Duration.ofSeconds(1));
         // Written once, never read: fr/fw = 0 is below S = 0.5.
@@ -451,7 +451,7 @@ class TestPropagationManager {
     }
 
     private static Replication replication(double k, double s, long cap, long budget, Map<String, Double> row) {
-        return new Replication(Mode.PROACTIVE, k, s, HERE, 1, cap, budget, Map.of(HERE, row), false);
+        return new Replication(Mode.PROACTIVE, k, s, HERE, 1, 0, cap, budget, Map.of(HERE, row), false);
     }
 
     private double counter(String name) {

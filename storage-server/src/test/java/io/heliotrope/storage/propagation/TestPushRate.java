@@ -77,7 +77,7 @@ class TestPushRate {
 
     /** Writes every block again as soon as its push arrives, so the queue never runs dry. */
     private void keepQueueFull(long cap) {
-        Replication replication = new Replication(Mode.PROACTIVE, 1000, 0, "us-east", 1, cap, 0, Map.of("us-east", Map.of("us-west", 1.0)), false);
+        Replication replication = new Replication(Mode.PROACTIVE, 1000, 0, "us-east", 1, 0, cap, 0, Map.of("us-east", Map.of("us-west", 1.0)), false);
         ImagePropagation propagation = manager.open(image, PushGuard.NONE, replication);
         peers.onPush(push -> push.copies().stream().mapToLong(Pushed::block).forEach(block -> propagation.recordWrite(block, 1)));
         propagation.recordWrite(0, BLOCKS);

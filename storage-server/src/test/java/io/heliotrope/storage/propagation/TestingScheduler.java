@@ -40,6 +40,7 @@ public final class TestingScheduler extends AbstractExecutorService implements S
         long end = nanos + duration.toNanos();
         for (Task task = next(end); task != null; task = next(end)) {
             task.action.run();
+            again(task);
         }
         synchronized (this) {
             nanos = end;
@@ -68,9 +69,19 @@ public final class TestingScheduler extends AbstractExecutorService implements S
         return task;
     }
 
+    /** A task run every {@code period} after its last run, unless it was cancelled: queued again. */
+    private synchronized void again(Task task) {
+        if (task.period > 0 && !task.cancelled) {
+            task.at = nanos + task.period;
+            task.order = created++;
+            task.done = false;
+            tasks.add(task);
+        }
+    }
+
     @Override
     public synchronized ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-        Task task = new Task(nanos + unit.toNanos(Math.max(0, delay)), created++, command);
+        Task task = new Task(nanos + unit.toNanos(Math.max(0, delay)), created++, command, 0);
         tasks.add(task);
         return task;
     }
@@ -91,8 +102,13 @@ public final class TestingScheduler extends AbstractExecutorService implements S
     }
 
     @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-        throw new UnsupportedOperationException();
+    public synchronized ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+        if (delay <= 0) {
+            throw new IllegalArgumentException("delay must be positive, not " + delay);
+        }
+        Task task = new Task(nanos + unit.toNanos(Math.max(0, initialDelay)), created++, command, unit.toNanos(delay));
+        tasks.add(task);
+        return task;
     }
 
     @Override
@@ -123,17 +139,20 @@ public final class TestingScheduler extends AbstractExecutorService implements S
         return true;
     }
 
+    /** A task to run at {@code at}, or from then on every {@code period} nanoseconds after its last run when that is above 0. */
     private final class Task implements ScheduledFuture<Void> {
-        private final long at;
-        private final long order;
+        private long at;
+        private long order;
         private final Runnable action;
+        private final long period;
         private boolean done;
         private boolean cancelled;
 
-        Task(long at, long order, Runnable action) {
+        Task(long at, long order, Runnable action, long period) {
             this.at = at;
             this.order = order;
             this.action = action;
+            this.period = period;
         }
 
         @Override
@@ -152,9 +171,11 @@ public final class TestingScheduler extends AbstractExecutorService implements S
         @Override
         public boolean cancel(boolean mayInterruptIfRunning) {
             synchronized (TestingScheduler.this) {
-                cancelled = tasks.remove(this);
-                done |= cancelled;
-                return cancelled;
+                // A periodic task may be running now, out of the queue: it is not queued again.
+                boolean stopped = tasks.remove(this) || period > 0 && !cancelled;
+                cancelled |= stopped;
+                done |= stopped;
+                return stopped;
             }
         }
 

@@ -205,7 +205,7 @@ class TestImagePull {
     void keepsToTheImagesCap() {
         TestingSession session = new TestingSession(100_000, IoGate.opened()).elsewhere(0, 100_000, "a");
         // 100 blocks a second
-        session.replication = new Replication(Replication.Mode.PROACTIVE, 1000, 1, "a", 1, 100 * PullWindow.BLOCK_BYTES, 0, java.util.Map.of(), true);
+        session.replication = new Replication(Replication.Mode.PROACTIVE, 1000, 1, "a", 1, 0, 100 * PullWindow.BLOCK_BYTES, 0, java.util.Map.of(), true);
         target.autoComplete(session);
         pulls.open(session, target);
         heat.complete(List.of());

@@ -24,8 +24,8 @@ class TestImageProtos {
         UUID identity = UUID.fromString("0b4f3a5e-8c1d-4e2f-9a6b-7c8d9e0f1a2b");
         SiteState state = new SiteState("virginia", Instant.ofEpochMilli(1_764_000_000_123L), List.of(
                 new SiteState.Image("demo", identity, 300, 20, 2, 17, new Backlog(40, Duration.ofMillis(2500)), new BlockBytes(8192, 4096),
-                        new PullStatus("demo", PullStatus.State.RUNNING, 900, 1000, 409_600, 81_920)),
-                new SiteState.Image("local", null, 0, 0, 0, 0, Backlog.NONE, new BlockBytes(0, 0), null)),
+                        new PullStatus("demo", PullStatus.State.RUNNING, 900, 1000, 409_600, 81_920), null),
+                new SiteState.Image("local", null, 0, 0, 0, 0, Backlog.NONE, new BlockBytes(0, 0), null, null)),
                 Map.of("taiwan", new BlockBytes(8192, 4096), "oregon", new BlockBytes(0, 4096)));
 
         assertThat(ImageProtos.toProto(state)).isEqualTo(SiteStatus.newBuilder()

@@ -67,8 +67,8 @@ class TestSiteStatusService {
         assertThat(state.site()).isEqualTo("local");
         assertThat(state.started()).isEqualTo(STARTED);
         assertThat(state.images()).containsExactly(
-                new SiteState.Image("idle", null, 0, 0, 0, 0, Backlog.NONE, NONE, null),
-                new SiteState.Image("used", null, 3, 2, 2, 0, Backlog.NONE, NONE, null));
+                new SiteState.Image("idle", null, 0, 0, 0, 0, Backlog.NONE, NONE, null, null),
+                new SiteState.Image("used", null, 3, 2, 2, 0, Backlog.NONE, NONE, null, null));
         assertThat(state.peers()).isEmpty();
         first.close();
         second.close();
@@ -89,7 +89,7 @@ class TestSiteStatusService {
 
         SiteState state = service.status().join();
         assertThat(state.images()).containsExactly(new SiteState.Image("disk", controller.identity("disk"), 5, 0, 1, 5, backlogs.get("disk"),
-                traffic.byImage().get("disk"), pull));
+                traffic.byImage().get("disk"), pull, null));
         assertThat(state.peers()).containsExactly(entry("taiwan", new BlockBytes(20 * BLOCK_SIZE, BLOCK_SIZE)));
 
         device.close();
@@ -101,7 +101,7 @@ class TestSiteStatusService {
 
     private SiteStatusService service(String site, ImageExports exports, Supplier<Map<String, Backlog>> backlogs, Supplier<Traffic> traffic,
             Supplier<Map<String, PullStatus>> pulls) {
-        return new SiteStatusService(site, STARTED, store, exports, backlogs, traffic, pulls, censusThread);
+        return new SiteStatusService(site, STARTED, store, exports, backlogs, traffic, pulls, Map::of, censusThread);
     }
 
     private ImageExports exports(ImageSessions sessions) {
