@@ -13,7 +13,7 @@ RUNTIME=10
 ROUNDS=1
 SPAN=64M
 PORT_OFFSET=260
-WORK=/var/tmp/i26-sync-bench
+WORK=/var/tmp/sync-bench
 OUT=/var/tmp/sync-results/sync-$(date +%Y%m%d-%H%M%S)
 START_TIMEOUT=180
 
