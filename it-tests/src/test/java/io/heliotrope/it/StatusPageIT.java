@@ -100,6 +100,8 @@ class StatusPageIT {
                 assertThat(browser.text("#zookeeper")).startsWith("ZooKeeper DOWN for ");
                 ensemble.restartKilled();
                 browser.await("the page live again", TIMEOUT, "return document.getElementById('connection').dataset.state === 'live';");
+                browser.await("the page to say ZooKeeper is back", TIMEOUT,
+                        "return document.getElementById('zookeeper').dataset.state === 'up';");
                 assertThat(browser.text("#zookeeper")).isEqualTo("ZooKeeper up");
 
                 controller.kill9();

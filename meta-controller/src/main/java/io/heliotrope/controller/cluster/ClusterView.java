@@ -109,7 +109,8 @@ public final class ClusterView implements AutoCloseable {
         CompletableFuture<List<RttRow>> rtt = service.rttMatrix();
         CompletableFuture<List<ImageStatus>> images = service.imageStatuses(requireNonNull(imageOrEmpty, "imageOrEmpty is null"));
         return CompletableFuture.allOf(registry, rtt, images)
-                .thenApply(ignored -> merge(registry.join(), rtt.join(), images.join()).toBuilder().setZookeeper(zookeeper).build());
+                // ZooKeeper's health as of the answer: the reads may have waited for it to come back.
+                .thenApply(ignored -> merge(registry.join(), rtt.join(), images.join()).toBuilder().setZookeeper(zooKeeper()).build());
     }
 
     private ZooKeeperHealth zooKeeper() {
