@@ -54,7 +54,7 @@ public final class PeerFetcher implements BlockFetcher {
     /** How long a fetch that arrived stays joinable: far longer than an asker takes from its look at the stale set to its ask. */
     private static final long ARRIVED_KEPT_NANOS = TimeUnit.SECONDS.toNanos(1);
     private final Map<Key, CompletableFuture<Void>> inFlight = new ConcurrentHashMap<>();
-    /** When a failed fetch from each site was last logged at WARN (System.nanoTime). */
+    /** When a failed fetch from each site, and a failed read of each image, was last logged at WARN (System.nanoTime). */
     private final Map<String, Long> warnedAt = new ConcurrentHashMap<>();
 
     /**
@@ -135,7 +135,15 @@ public final class PeerFetcher implements BlockFetcher {
     }
 
     private void failed(Route route, Pending pending, Throwable failure) {
-        pending.future().completeExceptionally(failure);
+        if (pending.future().completeExceptionally(failure)) {
+            String image = route.image().name();
+            if (warnNow("image " + image)) {
+                log.warn("{}: a fetched block failed its reads (EIO to the client; more such failures within 5 s go to debug): {}",
+                        image, failure.getMessage());
+            } else {
+                log.debug("{}: a fetched block failed its reads: {}", image, failure.getMessage());
+            }
+        }
         inFlight.remove(route.key(pending), pending.future());
     }
 
@@ -165,15 +173,23 @@ public final class PeerFetcher implements BlockFetcher {
 
     /** Reads that fail show the client only EIO: the site says why, once in a while per site. */
     private void logFailure(ImageInfo image, int blocks, String site, HeliotropeException cause) {
-        long now = System.nanoTime();
-        Long last = warnedAt.get(site);
-        if (last == null || now - last > WARN_EVERY_NANOS) {
-            warnedAt.put(site, now);
+        if (warnNow(site)) {
             log.warn("{}: fetch of {} blocks from site {} failed (other sites are asked; more such failures within 5 s go to debug): {}",
                     image.name(), blocks, site, cause.getMessage());
         } else {
             log.debug("{}: fetch of {} blocks from site {} failed: {}", image.name(), blocks, site, cause.getMessage());
         }
+    }
+
+    /** Whether a failure of {@code subject} is to be logged at WARN: not within 5 s of the last one. */
+    private boolean warnNow(String subject) {
+        long now = System.nanoTime();
+        Long last = warnedAt.get(subject);
+        if (last == null || now - last > WARN_EVERY_NANOS) {
+            warnedAt.put(subject, now);
+            return true;
+        }
+        return false;
     }
 
     private void stored(Route route, List<Pending> pendings, List<Copy> copies) {
