@@ -18,11 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
-import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -290,8 +288,7 @@ final class ControllerSession implements ImageSession {
 
     @Override
     public SortedMap<Long, GlobalBlock> stale(long first, long count) {
-        // A copy: a concurrent write may make blocks current while the caller works on them.
-        return stale.isEmpty() ? Collections.emptySortedMap() : new TreeMap<>(stale.subMap(first, first + count));
+        return StaleBlocks.copyOf(stale, first, count);
     }
 
     @Override

@@ -8,12 +8,11 @@ import io.heliotrope.storage.Replication;
 import io.heliotrope.storage.view.ImageSession;
 import io.heliotrope.storage.view.IoGate;
 import io.heliotrope.storage.view.RemoteWrites;
+import io.heliotrope.storage.view.StaleBlocks;
 
-import java.util.Collections;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutionException;
@@ -257,7 +256,7 @@ public final class HandoffSession implements ImageSession {
 
         @Override
         public SortedMap<Long, GlobalBlock> stale(long first, long count) {
-            return stale.isEmpty() ? Collections.emptySortedMap() : new TreeMap<>(stale.subMap(first, first + count));
+            return StaleBlocks.copyOf(stale, first, count);
         }
 
         @Override

@@ -6,7 +6,12 @@ import io.heliotrope.storage.BlockStore.BlockVersion;
 import io.heliotrope.storage.BlockStore.GlobalBlock;
 
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.function.Consumer;
 
 /**
@@ -15,6 +20,24 @@ import java.util.function.Consumer;
  */
 public final class StaleBlocks {
     private StaleBlocks() {}
+
+    /**
+     * A copy of the entries of {@code stale} for the blocks {@code first .. first + count - 1}:
+     * fetches and writes make blocks current while the caller works on the copy. Copied entry
+     * by entry: {@code new TreeMap<>(sortedMap)} sizes the copy first and then fails with
+     * {@code NoSuchElementException} when a block turns current between the two (a read at
+     * a site where the background pull stored blocks meanwhile got EIO that way).
+     */
+    public static SortedMap<Long, GlobalBlock> copyOf(ConcurrentNavigableMap<Long, GlobalBlock> stale, long first, long count) {
+        if (stale.isEmpty()) {
+            return Collections.emptySortedMap();
+        }
+        TreeMap<Long, GlobalBlock> copy = new TreeMap<>();
+        for (Map.Entry<Long, GlobalBlock> entry : stale.subMap(first, first + count).entrySet()) {
+            copy.put(entry.getKey(), entry.getValue());
+        }
+        return copy;
+    }
 
     /**
      * Calls {@code stale} with the committed entry of every block whose local copy is not
