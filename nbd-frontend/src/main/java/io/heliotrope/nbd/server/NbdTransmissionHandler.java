@@ -246,7 +246,11 @@ public final class NbdTransmissionHandler extends ChannelInboundHandlerAdapter {
         if (completion.failure() != null) {
             Throwable failure = errors.apply(completion.failure());
             NbdError error = NbdErrors.toNbdError(failure);
-            log.debug("{}: {} failed with {}", session.exportName(), request, error, failure);
+            if (NbdErrors.isFault(failure)) {
+                log.warn("{}: {} failed with {} (a fault of ours)", session.exportName(), request, error, failure);
+            } else {
+                log.debug("{}: {} failed with {}", session.exportName(), request, error, failure);
+            }
             metrics.record(completion.command(), NbdMetrics.Outcome.ERROR, 0, completion.start());
             reply = errorReply(completion.command(), request.handle(), error, NbdErrors.message(failure));
         } else {
