@@ -43,6 +43,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
@@ -110,9 +111,9 @@ public final class ControllerService {
         return zk.health();
     }
 
-    /** Creates an image; a home it names must be a registered site. Fails at once while ZooKeeper is out of reach. */
+    /** Creates an image; a home it names must be a registered site. Fails while ZooKeeper is out of reach (after a short grace). */
     public CompletableFuture<ImageStatus> createImage(ImageSpec spec) {
-        return withZooKeeper("create image '" + spec.name() + "'", () -> {
+        return withZooKeeper("create image '" + spec.name() + "'", zk::awaitConnected, () -> {
             requireHome(spec.replication());
             return status(catalog.create(spec).name());
         });
@@ -190,7 +191,7 @@ public final class ControllerService {
             return CompletableFuture.failedFuture(waitRefused(image, "an open", wait));
         }
         try {
-            zk.checkConnected("open image '" + image + "'");
+            zk.awaitConnected("open image '" + image + "'");
         } catch (HeliotropeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -269,12 +270,12 @@ public final class ControllerService {
 
     /** Fails at once while ZooKeeper is out of reach, as {@link #flush} does. */
     public CompletableFuture<Lease> renewLease(String image, String site, long epoch) {
-        return withZooKeeper("renew the lease of image '" + image + "'", () -> leases.renew(image, Names.site(site), epoch));
+        return withZooKeeper("renew the lease of image '" + image + "'", zk::checkConnected, () -> leases.renew(image, Names.site(site), epoch));
     }
 
     /** Moves the holder's lease to its next epoch without a new grant (see {@link LeaseManager#advance}). */
     public CompletableFuture<Lease> advanceEpoch(String image, String site, long epoch) {
-        return withZooKeeper("advance the lease of image '" + image + "'", () -> leases.advance(image, Names.site(site), epoch));
+        return withZooKeeper("advance the lease of image '" + image + "'", zk::checkConnected, () -> leases.advance(image, Names.site(site), epoch));
     }
 
     public CompletableFuture<Lease> getLease(String image) {
@@ -297,7 +298,7 @@ public final class ControllerService {
      */
     public CompletableFuture<Flushed> flush(Flush flush) {
         long start = System.nanoTime();
-        return withZooKeeper("flush image '" + flush.image() + "'", () -> {
+        return withZooKeeper("flush image '" + flush.image() + "'", zk::checkConnected, () -> {
             Versioned<ImageConfig> config = catalog.get(flush.image());
             sites.require(flush.site());
             ImageConfig image = config.value();
@@ -416,10 +417,10 @@ public final class ControllerService {
         }
     }
 
-    /** {@code action} on the executor, unless ZooKeeper is out of reach now: then a failure naming it, taking no thread. */
-    private <T> CompletableFuture<T> withZooKeeper(String action, Supplier<T> call) {
+    /** {@code action} on the executor, unless {@code check} finds ZooKeeper out of reach: then a failure naming it, taking no thread of it. */
+    private <T> CompletableFuture<T> withZooKeeper(String action, Consumer<String> check, Supplier<T> call) {
         try {
-            zk.checkConnected(action);
+            check.accept(action);
         } catch (HeliotropeException e) {
             return CompletableFuture.failedFuture(e);
         }

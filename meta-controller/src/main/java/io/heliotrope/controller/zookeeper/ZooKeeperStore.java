@@ -41,6 +41,8 @@ public final class ZooKeeperStore implements AutoCloseable {
     /** ZooKeeper drops the connection on a request over about 1 MB (jute.maxbuffer); stay well below. */
     public static final int MAX_REQUEST_BYTES = 900 * 1024;
     private static final int PIPELINE_WINDOW = 32;
+    /** How long after its connection was lost an open or a create waits for ZooKeeper before it fails ({@link #awaitConnected}). */
+    public static final Duration RECONNECT_GRACE = Duration.ofSeconds(4);
 
     private final CuratorFramework client;
     private final String connectString;
@@ -80,16 +82,42 @@ public final class ZooKeeperStore implements AutoCloseable {
 
     /**
      * Fails at once with {@code PEER_UNAVAILABLE}, naming ZooKeeper, while the session is not
-     * connected: for calls that should not wait for it (opens, creates, and what a site repeats
-     * anyway), which would otherwise wait up to the connection timeout, and its retries, on a
-     * thread of the caller's executor.
+     * connected: for calls that should not wait for it (what a site repeats anyway: renewals,
+     * advances, flushes), which would otherwise wait up to the connection timeout, and its
+     * retries, on a thread of the caller's executor.
      */
     public void checkConnected(String action) {
         Health now = health;
         if (!now.connected()) {
-            throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot " + action + ": ZooKeeper at " + connectString
-                    + " is out of reach or has lost its quorum (for " + (System.currentTimeMillis() - now.sinceEpochMillis()) / 1000 + " s)");
+            throw outOfReach(action, now);
         }
+    }
+
+    /**
+     * As {@link #checkConnected}, for the calls a client makes once (opens, creates): a
+     * connection lost less than {@link #RECONNECT_GRACE} ago is waited for until then, since
+     * a leader election drops every client for a moment and an open should ride through it;
+     * an outage older than that fails at once.
+     */
+    public void awaitConnected(String action) {
+        Health now = health;
+        if (now.connected()) {
+            return;
+        }
+        long left = now.sinceEpochMillis() + RECONNECT_GRACE.toMillis() - System.currentTimeMillis();
+        try {
+            if (left > 0 && client.blockUntilConnected(Math.toIntExact(left), TimeUnit.MILLISECONDS)) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        throw outOfReach(action, now);
+    }
+
+    private HeliotropeException outOfReach(String action, Health since) {
+        return new HeliotropeException(ErrorCode.PEER_UNAVAILABLE, "cannot " + action + ": ZooKeeper at " + connectString
+                + " is out of reach or has lost its quorum (for " + (System.currentTimeMillis() - since.sinceEpochMillis()) / 1000 + " s)");
     }
 
     /** Connects and waits for the session, at most {@code sessionTimeout}. */
