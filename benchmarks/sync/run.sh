@@ -15,7 +15,6 @@ SPAN=64M
 PORT_OFFSET=260
 WORK=/var/tmp/sync-bench
 OUT=/var/tmp/sync-results/sync-$(date +%Y%m%d-%H%M%S)
-START_TIMEOUT=180
 
 usage() {
   cat <<EOF2
@@ -67,19 +66,6 @@ fio --enghelp=nbd >/dev/null 2>&1 || die "this fio has no nbd engine"
 mkdir -p "$OUT/logs" "$OUT/fio"
 set_up_ports "$PORT_OFFSET"
 
-# up RTT: helio up with every port moved by --port-offset (the status page's and the
-# migration ports too: another engineer's helio up may hold the defaults); returns once
-# both sites serve.
-up() {
-  local rtt=$1
-  require_ports "$CONTROLLER_PORT" "$GRPC_V" "$GRPC_T" "$METRICS_V" "$METRICS_T" "$NBD_V" "$NBD_T" "$((7480 + PORT_OFFSET))"
-  log "helio up, $rtt RTT, data in $WORK"
-  launch "up-$rtt" "$HELIO" up --data-dir "$WORK" --wan-rtt "$rtt" --wan-bandwidth 1gbit \
-    --controller-port "$CONTROLLER_PORT" --status-port "$((7480 + PORT_OFFSET))" --grpc-port "$GRPC_V" \
-    --metrics-port "$METRICS_V" --nbd-port "$NBD_V" --migration-port "$((7420 + PORT_OFFSET))"
-  wait_for_line "up-$rtt" "Press Ctrl-C to stop." "$START_TIMEOUT"
-}
-
 # run_fio RTT MODE WORKLOAD ROUND: one fio run on the image of MODE; its JSON in fio/.
 run_fio() {
   local rtt=$1 mode=$2 workload=$3 round=$4 image=b-${2:0:3} depth=1 fsync=1
@@ -93,7 +79,7 @@ run_fio() {
 for rtt in $RTTS; do
   rm -rf "$WORK"
   mkdir -p "$WORK"
-  up "$rtt" || die "helio up did not start (see $OUT/logs/up-$rtt.log)"
+  helio_up "up-$rtt" "$WORK" "$rtt" 1gbit || die "helio up did not start (see $OUT/logs/up-$rtt.log)"
   helio image create b-syn --size 256M --mode sync --controller "$CONTROLLER" >/dev/null
   helio image create b-pro --size 256M --mode proactive --controller "$CONTROLLER" >/dev/null
   for ((round = 1; round <= ROUNDS; round++)); do
