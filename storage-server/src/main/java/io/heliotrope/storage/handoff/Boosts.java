@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -77,8 +78,8 @@ public final class Boosts implements ReplicatorFactory {
             }
 
             @Override
-            public boolean acknowledgesDurably() {
-                return mode.acknowledgesDurably();
+            public CompletableFuture<Void> flush(Supplier<CompletableFuture<Void>> storeSync) {
+                return mode.flush(storeSync);
             }
 
             @Override

@@ -7,6 +7,7 @@ import io.heliotrope.storage.view.Replicator;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import static java.util.Objects.requireNonNull;
 
@@ -47,8 +48,8 @@ public final class Heats implements ReplicatorFactory {
             }
 
             @Override
-            public boolean acknowledgesDurably() {
-                return replicator.acknowledgesDurably();
+            public CompletableFuture<Void> flush(Supplier<CompletableFuture<Void>> storeSync) {
+                return replicator.flush(storeSync);
             }
 
             @Override

@@ -104,9 +104,7 @@ final class ImageDevice extends AbstractImageDevice {
 
     @Override
     public CompletableFuture<Void> flush() {
-        // A sync image's writes were durable here (and at their sync sites) before they were acknowledged.
-        return image.session().gate().run(Kind.FLUSH, () -> view.acknowledgesDurably() ? CompletableFuture.completedFuture(null)
-                : CompletableFuture.runAsync(store::sync, flushes));
+        return image.session().gate().run(Kind.FLUSH, () -> view.flush(() -> CompletableFuture.runAsync(store::sync, flushes)));
     }
 
     @Override

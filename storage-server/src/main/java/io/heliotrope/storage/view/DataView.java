@@ -332,9 +332,9 @@ public final class DataView implements PullTarget, AutoCloseable {
         return merged;
     }
 
-    /** Whether every write is durable here once acknowledged (the {@code sync} mode): a FLUSH has nothing to do then. */
-    public boolean acknowledgesDurably() {
-        return replicator.acknowledgesDurably();
+    /** A FLUSH: completes once every write acknowledged before it is durable here, by the image's mode ({@link Replicator#flush}). */
+    public CompletableFuture<Void> flush(Supplier<CompletableFuture<Void>> storeSync) {
+        return replicator.flush(storeSync);
     }
 
     /** The image closes here, its session ended: its replication mode closes. */

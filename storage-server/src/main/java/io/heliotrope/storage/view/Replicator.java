@@ -2,6 +2,7 @@ package io.heliotrope.storage.view;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * What an image's replication mode does beside this site's store (DESIGN.md section 6),
@@ -26,11 +27,11 @@ public interface Replicator extends AutoCloseable {
     }
 
     /**
-     * Whether {@link #wrote} completes only once the write is durable at this site too, so
-     * that a FLUSH has nothing left to do for this image.
+     * A FLUSH: completes once every write acknowledged before it is durable here. {@code storeSync}
+     * syncs the whole store, which is what a mode with nothing of its own to add does.
      */
-    default boolean acknowledgesDurably() {
-        return false;
+    default CompletableFuture<Void> flush(Supplier<CompletableFuture<Void>> storeSync) {
+        return storeSync.get();
     }
 
     /** The image closes here, after its session's final flush: nothing more is read or written. */

@@ -3,6 +3,8 @@ package io.heliotrope.storage.peer;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,19 +17,45 @@ class TestGroupSync {
     private final GroupSync group = new GroupSync(syncs::incrementAndGet, tasks::add);
 
     @Test
-    void requestsMadeWhileASyncRunsShareTheNextOne() {
-        CompletableFuture<Void> first = group.request();
-        CompletableFuture<Void> second = group.request();
-        CompletableFuture<Void> third = group.request();
+    void requestsMadeBeforeASyncStartsShareItAndThoseMadeWhileItRunsShareTheNextOne() {
+        List<CompletableFuture<Void>> whileItRuns = new ArrayList<>();
+        Runnable[] during = {() -> { }};
+        GroupSync hooked = new GroupSync(() -> {
+            syncs.incrementAndGet();
+            during[0].run();
+        }, tasks::add);
+        CompletableFuture<Void> first = hooked.request();
+        CompletableFuture<Void> beforeItStarts = hooked.request();
+        during[0] = () -> {
+            whileItRuns.add(hooked.request());
+            whileItRuns.add(hooked.request());
+            during[0] = () -> { };
+        };
 
-        assertThat(second).isSameAs(third);
+        assertThat(beforeItStarts).as("the sync reads the marks as it starts").isSameAs(first);
         tasks.remove().run();
         assertThat(first).isCompleted();
-        assertThat(second).as("started before the sync it asked for").isNotDone();
+        assertThat(whileItRuns.get(0)).isSameAs(whileItRuns.get(1)).isNotDone();
         tasks.remove().run();
-        assertThat(third).isCompleted();
+        assertThat(whileItRuns.get(0)).isCompleted();
         assertThat(syncs).hasValue(2);
         assertThat(tasks).isEmpty();
+    }
+
+    @Test
+    void aMarkCoveredByASyncThatEndedNeedsNoOtherAndOneCoveredByTheRunningSyncSharesIt() {
+        long stored = group.stored();
+        CompletableFuture<Void> flush = group.request(stored);
+        tasks.remove().run();
+        assertThat(flush).isCompleted();
+
+        assertThat(group.request(stored)).as("covered already").isCompleted();
+        assertThat(tasks).isEmpty();
+        long later = group.stored();
+        CompletableFuture<Void> early = group.request(later);
+        assertThat(group.request(later)).as("a FLUSH after the write whose sync it started").isSameAs(early);
+        tasks.remove().run();
+        assertThat(syncs).hasValue(2);
     }
 
     @Test

@@ -20,7 +20,7 @@ import static java.util.Objects.requireNonNull;
  * @param storeReads reads the blocks a site that answers again missed, to push them to it
  * @param patience how long a write waits for a site before it goes on degraded or fails
  * @param waits counts how long writes waited for their copies
- * @param durableHere syncs {@code store}: a write is durable here, as at its sync sites, before it is acknowledged
+ * @param durableHere syncs {@code store} for the FLUSHes of sync images, and shares the syncs a write starts early
  */
 public record SyncContext(Peers peers, BlockStore store, SiteDirectory sites, ScheduledExecutorService timers, Executor storeReads, Duration patience,
                           WanWaits waits, GroupSync durableHere) {

@@ -19,6 +19,7 @@ final class SyncMetrics {
     private final Counter degraded;
     private final Counter refused;
     private final Counter caughtUp;
+    private final Counter pushes;
 
     /** @param open the sync images open for write here; held strongly (a gauge holds its object weakly, and a lambda has no other holder) */
     SyncMetrics(MeterRegistry registry, Supplier<Collection<SyncStatus>> open) {
@@ -28,6 +29,10 @@ final class SyncMetrics {
         refused = writes(registry, "refused");
         caughtUp = Counter.builder("heliotrope.sync.caught.up.blocks")
                 .description("Blocks written while an image was degraded, pushed since to the sites that missed them")
+                .register(registry);
+        pushes = Counter.builder("heliotrope.sync.pushes")
+                .description("Pushes of sync writes' copies to the sync sites; the writes that wait while others are under way go together, "
+                        + "so writes per push (heliotrope_sync_writes_total over this) shows how much they were coalesced")
                 .register(registry);
         Gauge.builder("heliotrope.sync.degraded.images", open, statuses -> statuses.get().stream().filter(SyncStatus::degraded).count())
                 .description("Sync images open for write here that run degraded: losing this site loses the writes only it holds")
@@ -56,6 +61,10 @@ final class SyncMetrics {
 
     void refused() {
         refused.increment();
+    }
+
+    void pushed() {
+        pushes.increment();
     }
 
     void caughtUp(long blocks) {

@@ -28,7 +28,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
@@ -71,6 +73,11 @@ final class SyncReplicator implements Replicator {
     private final int copies;
     private volatile int min;
     private final SyncMembers members;
+    private final SyncPushes outgoing;
+    /** The highest mark of a write stored here ({@link io.heliotrope.storage.peer.GroupSync#stored}). */
+    private final AtomicLong written = new AtomicLong();
+    /** Whether a FLUSH came since the last write. */
+    private volatile boolean flushed;
     /** Per set of sites, its recording with the lease; a failed one is dropped, to be asked again. */
     private final Map<Set<String>, CompletableFuture<Void>> recorded = new ConcurrentHashMap<>();
     private final Consumer<SyncReplicator> onClose;
@@ -93,6 +100,7 @@ final class SyncReplicator implements Replicator {
         this.copies = replication.syncCopies();
         this.min = replication.syncMinCopies();
         this.members = new SyncMembers(copies, preference);
+        this.outgoing = new SyncPushes(context.peers(), image, metrics);
         this.onClose = requireNonNull(onClose, "onClose is null");
         // Recorded at the first write they take, not now: a set recorded for a site that is down would hold up the next open after
         // this site's loss, waiting for a site that holds nothing of this session.
@@ -114,6 +122,15 @@ final class SyncReplicator implements Replicator {
         if (copies == 0) {
             return CompletableFuture.completedFuture(null);
         }
+        // Stored here: a FLUSH after it waits for a sync that covers this mark. A write that follows a FLUSH starts that sync now,
+        // beside its copies, as the next FLUSH is likely to follow it (a write with an fsync after each costs one round trip, the
+        // sync here under it); writes that FLUSHes do not follow leave their syncs to the store.
+        long mark = context.durableHere().stored();
+        written.accumulateAndGet(mark, Math::max);
+        if (flushed) {
+            flushed = false;
+            context.durableHere().request(mark);
+        }
         // Our own copy: the NBD payload goes back to its pool once the write is answered, and a
         // push that failed over to another site may still be sending from it then.
         ByteBuffer own = data == null ? null : ByteBuffer.allocate(data.remaining()).put(data.duplicate()).flip();
@@ -122,16 +139,21 @@ final class SyncReplicator implements Replicator {
             blocks.add(new Copy(first + i, version, own == null ? null : own.slice(i * BLOCK_SIZE, BLOCK_SIZE)));
         }
         Write write = new Write(first, count, blocks);
-        // The local sync and the copies run together: a write with an fsync after it costs one round trip and one sync, not two syncs.
-        CompletableFuture<Void> durableHere = context.durableHere().request();
-        return context.waits().time(Cause.SYNC, attempt(write, System.nanoTime() + context.patience().toNanos()))
-                .thenCombine(durableHere, (copied, synced) -> null);
+        return context.waits().time(Cause.SYNC, attempt(write, System.nanoTime() + context.patience().toNanos()));
     }
 
-    /** Every write is synced here before it is acknowledged: a FLUSH has nothing left to do. */
+    /**
+     * A write is acknowledged once its sync sites hold it durably, and is durable here after
+     * a FLUSH, as any write to a disk: the FLUSH shares the sync a write after the last FLUSH
+     * started, or the one under way, when it covers every write acknowledged before.
+     */
     @Override
-    public boolean acknowledgesDurably() {
-        return copies > 0;
+    public CompletableFuture<Void> flush(Supplier<CompletableFuture<Void>> storeSync) {
+        if (copies == 0) {
+            return storeSync.get();
+        }
+        flushed = true;
+        return context.durableHere().request(written.get());
     }
 
     private record Write(long first, long count, List<Copy> blocks) {}
@@ -198,7 +220,7 @@ final class SyncReplicator implements Replicator {
      * the site that holds the copies, or null when no site is left to try.
      */
     private CompletableFuture<String> pushFrom(String site, Set<String> tried, List<String> known, Write write) {
-        return context.peers().push(site, image, write.blocks()).thenApply(held -> {
+        return outgoing.push(site, write.blocks()).thenApply(held -> {
             requireHeld(site, held);
             return site;
         }).exceptionallyCompose(failure -> {

@@ -196,11 +196,43 @@ class TestSyncReplicator {
         assertThat(registry.get("heliotrope.sync.caught.up.blocks").counter().count()).isEqualTo(1);
     }
 
+    @Test
+    void aWriteIsAcknowledgedWithoutASyncHereAFlushSyncsAndAWriteAfterAFlushStartsTheSyncTheNextFlushShares() {
+        RecordingPeers peers = new RecordingPeers();
+        List<Runnable> syncs = new ArrayList<>();
+        GroupSync durableHere = new GroupSync(() -> { }, syncs::add);
+        SyncReplicator replicator = replicator(peers, new Registry("b"), 1, 0, Duration.ZERO, (cause, nanos) -> { }, durableHere);
+
+        CompletableFuture<Void> ack = replicator.wrote(1, 1, 5, null);
+        peers.answerAll();
+        session.recordAll();
+        assertThat(ack).as("durable at b, written here").isCompleted();
+        assertThat(syncs).as("no sync here for a write no FLUSH follows").isEmpty();
+        CompletableFuture<Void> flush = replicator.flush(() -> CompletableFuture.failedFuture(new AssertionError("the store's own sync")));
+        assertThat(flush).isNotDone();
+        syncs.remove(0).run();
+        assertThat(flush).isCompleted();
+
+        CompletableFuture<Void> next = replicator.wrote(2, 1, 6, null);
+        assertThat(syncs).as("started beside the copies").hasSize(1);
+        peers.answerAll();
+        assertThat(next).isCompleted();
+        CompletableFuture<Void> nextFlush = replicator.flush(() -> CompletableFuture.failedFuture(new AssertionError("the store's own sync")));
+        syncs.remove(0).run();
+        assertThat(nextFlush).isCompleted();
+        assertThat(syncs).as("the FLUSH shared the write's sync").isEmpty();
+    }
+
     private SyncReplicator replicator(RecordingPeers peers, SiteDirectory sites, int copies, int min, Duration patience, WanWaits waits) {
+        return replicator(peers, sites, copies, min, patience, waits, new GroupSync(() -> { }, Runnable::run));
+    }
+
+    private SyncReplicator replicator(RecordingPeers peers, SiteDirectory sites, int copies, int min, Duration patience, WanWaits waits,
+            GroupSync durableHere) {
         Replication replication = new Replication(Mode.SYNC, 1000, 1, "", copies, min, 0, 0, Map.of(), false);
         List<SyncReplicator> open = new CopyOnWriteArrayList<>();
         SyncMetrics metrics = new SyncMetrics(registry, () -> open.stream().map(SyncReplicator::status).toList());
-        SyncContext context = new SyncContext(peers, store, sites, timers, Runnable::run, patience, waits, new GroupSync(() -> { }, Runnable::run));
+        SyncContext context = new SyncContext(peers, store, sites, timers, Runnable::run, patience, waits, durableHere);
         SyncReplicator replicator = new SyncReplicator(context, metrics, session, replication, String::compareTo, open::remove);
         open.add(replicator);
         return replicator;
