@@ -9,7 +9,7 @@ import statistics
 import sys
 from pathlib import Path
 
-NAME = re.compile(r"(?P<rtt>\d+)ms-(?P<mode>sync|proactive)-(?P<workload>qd1-fsync|qd32|pgbench)-(?P<round>\d+)\.(json|txt)")
+NAME = re.compile(r"(?P<rtt>\d+ms|direct)-(?P<mode>sync|proactive)-(?P<workload>qd1-fsync|qd32|pgbench)-(?P<round>\d+)\.(json|txt)")
 WORKLOADS = ("qd1-fsync", "qd32", "pgbench")
 
 
@@ -17,7 +17,7 @@ def named(directory, pattern):
     for path in sorted(directory.glob(pattern)):
         match = NAME.fullmatch(path.name)
         if match:
-            yield path, {"rtt_ms": int(match["rtt"]), "mode": match["mode"], "workload": match["workload"], "round": int(match["round"])}
+            yield path, {"rtt": match["rtt"], "mode": match["mode"], "workload": match["workload"], "round": int(match["round"])}
 
 
 def runs(out):
@@ -52,24 +52,25 @@ def main():
         writer.writerows(rows)
 
     def median(rtt, mode, workload, field):
-        values = [r[field] for r in rows if (r["rtt_ms"], r["mode"], r["workload"]) == (rtt, mode, workload) and r[field] is not None]
+        values = [r[field] for r in rows if (r["rtt"], r["mode"], r["workload"]) == (rtt, mode, workload) and r[field] is not None]
         return statistics.median(values) if values else None
 
     print("medians; rates are writes a second (fio) or transactions a second (pgbench), ms per write or per transaction")
-    print(f"{'RTT':>5}  {'workload':<10} {'sync /s':>10} {'proactive /s':>13} {'ratio':>6} {'sync ms/op':>11} {'pro ms/op':>10}")
-    for rtt in sorted({r["rtt_ms"] for r in rows}):
+    print(f"{'RTT':>6}  {'workload':<10} {'sync /s':>10} {'proactive /s':>13} {'ratio':>6} {'sync ms/op':>11} {'pro ms/op':>10}")
+    for rtt in sorted({r["rtt"] for r in rows}, key=lambda rtt: -1 if rtt == "direct" else int(rtt[:-2])):
         for workload in WORKLOADS:
             s, p = median(rtt, "sync", workload, "rate"), median(rtt, "proactive", workload, "rate")
             if s is None or p is None:
                 continue
-            print(f"{rtt:>3}ms  {workload:<10} {s:>10.0f} {p:>13.0f} {s / p:>6.2f} {median(rtt, 'sync', workload, 'ms_per_op'):>11.2f}"
+            print(f"{rtt:>6}  {workload:<10} {s:>10.0f} {p:>13.0f} {s / p:>6.2f} {median(rtt, 'sync', workload, 'ms_per_op'):>11.2f}"
                   f" {median(rtt, 'proactive', workload, 'ms_per_op'):>10.2f}")
     print("goals:")
-    for workload in ("qd1-fsync", "qd32"):
-        s, p = median(0, "sync", workload, "rate"), median(0, "proactive", workload, "rate")
-        if s is not None and p is not None:
-            print(f"  0 ms {workload}: sync/proactive {s / p:.2f} (goal >= 0.70): {'met' if s / p >= 0.7 else 'NOT met'}")
-    zero, far = median(0, "sync", "qd1-fsync", "ms_per_op"), median(75, "sync", "qd1-fsync", "ms_per_op")
+    for rtt, label in (("0ms", "0 ms"), ("direct", "0 ms, no emulator")):
+        for workload in ("qd1-fsync", "qd32"):
+            s, p = median(rtt, "sync", workload, "rate"), median(rtt, "proactive", workload, "rate")
+            if s is not None and p is not None:
+                print(f"  {label} {workload}: sync/proactive {s / p:.2f} (goal >= 0.70): {'met' if s / p >= 0.7 else 'NOT met'}")
+    zero, far = median("0ms", "sync", "qd1-fsync", "ms_per_op"), median("75ms", "sync", "qd1-fsync", "ms_per_op")
     if zero is not None and far is not None:
         print(f"  75 ms qd1-fsync: {far:.1f} ms per write against {zero:.1f} at 0 ms (goal <= {zero + 80:.1f}): "
               f"{'met' if far <= zero + 80 else 'NOT met'}")

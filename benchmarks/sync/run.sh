@@ -44,7 +44,8 @@ the table with the goals of issue #26: at 0 ms sync >= 0.7x proactive; at 75 ms 
 fsync'd write within 1 RTT + 5 ms of the 0 ms figure.
 
 Options (defaults in brackets):
-  --rtts "LIST"     round trips to run, e.g. "0ms 75ms" [$RTTS]
+  --rtts "LIST"     round trips to run, e.g. "0ms 75ms"; "direct" runs helio up --no-wan
+                    (no emulated link at all, what the emulator costs shows against 0ms) [$RTTS]
   --runtime S       seconds per fio run [$RUNTIME]
   --workloads "L"   of qd1-fsync, qd32, pgbench [$WORKLOADS]
   --rounds N        runs per mode and workload [$ROUNDS]
@@ -137,7 +138,8 @@ tidy_pg() {
 for rtt in $RTTS; do
   rm -rf "$WORK"
   mkdir -p "$WORK"
-  helio_up "up-$rtt" "$WORK/sites" "$rtt" 1gbit || die "helio up did not start (see $OUT/logs/up-$rtt.log)"
+  if [[ $rtt == direct ]]; then set -- --no-wan; else set --; fi
+  helio_up "up-$rtt" "$WORK/sites" "${rtt/direct/0ms}" 1gbit "$@" || die "helio up did not start (see $OUT/logs/up-$rtt.log)"
   for mode in sync proactive; do
     helio image create "b-${mode:0:3}" --size 256M --mode "$mode" --controller "$CONTROLLER" >/dev/null
     helio image create "pg-${mode:0:3}" --size 1G --mode "$mode" --controller "$CONTROLLER" >/dev/null

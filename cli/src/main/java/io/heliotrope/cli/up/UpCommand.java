@@ -24,7 +24,6 @@ import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
 import io.heliotrope.wan.LinkConfig;
 import io.heliotrope.wan.WanEmulator;
-import io.heliotrope.wan.WanLink;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -85,6 +84,11 @@ public final class UpCommand implements Callable<Integer> {
             description = "Capacity of each direction of each WAN link, e.g. 100mbit or 1gbit (default: ${DEFAULT-VALUE}).")
     String wanBandwidth;
 
+    @Option(names = "--no-wan",
+            description = "Join the sites to each other and to the controller directly, with no emulated link (a LAN): what the WAN emulator"
+                    + " costs by itself shows against a run with --wan-rtt 0ms. --wan-rtt and --wan-bandwidth do not apply then.")
+    boolean noWan;
+
     @Option(names = "--log-file", paramLabel = "FILE",
             description = "Where the full log goes, rolled over at 50 MiB (default: DATA-DIR/logs/helio-up.log); the console shows our events "
                     + "and the libraries' warnings.")
@@ -127,22 +131,28 @@ public final class UpCommand implements Callable<Integer> {
             statusPage = "http://" + CONTROLLER_BIND + ":" + controller.statusPort() + "/";
             createDemo(controllerTarget, base.bind(), ports);
 
-            WanEmulator emulator = new WanEmulator();
-            parts.push(emulator);
-            String toSecond = address(link(emulator, FIRST, SECOND, new InetSocketAddress(base.localHost(), ports[4]), wan));
-            String toFirst = address(link(emulator, SECOND, FIRST, new InetSocketAddress(base.localHost(), ports[1]), wan));
+            Links links;
+            if (noWan) {
+                links = (name, target, config) -> address(target);
+            } else {
+                WanEmulator emulator = new WanEmulator();
+                parts.push(emulator);
+                links = (name, target, config) -> address(emulator.addLink(name, new InetSocketAddress(target.getHostString(), 0), target, config).listenAddress());
+            }
+            String toSecond = links.to(FIRST + "->" + SECOND, new InetSocketAddress(base.localHost(), ports[4]), wan);
+            String toFirst = links.to(SECOND + "->" + FIRST, new InetSocketAddress(base.localHost(), ports[1]), wan);
             List<String> controllerTargets = new ArrayList<>(children.stream().map(ControllerProcesses.Child::target).toList());
             controllerTargets.add(controllerTarget);
-            String firstToController = controllerLinks(emulator, FIRST, controllerTargets, LinkConfig.direct());
-            String secondToController = controllerLinks(emulator, SECOND, controllerTargets, wan);
+            String firstToController = controllerLinks(links, FIRST, controllerTargets, LinkConfig.direct());
+            String secondToController = controllerLinks(links, SECOND, controllerTargets, wan);
 
             // Each site takes incoming migrations on ports of its own (taiwan's follow virginia's), each behind a link of the WAN.
             SiteConfig firstConfig = base.forSite(FIRST, base.dataDir().resolve(FIRST), ports[0], ports[1], ports[2], firstToController,
                     Map.of(SECOND, toSecond));
             SiteConfig secondConfig = base.forSite(SECOND, base.dataDir().resolve(SECOND), ports[3], ports[4], ports[5], secondToController,
                     Map.of(FIRST, toFirst)).withMigration(base.migrationPort() + base.migrationPorts(), Map.of());
-            firstConfig = firstConfig.withMigration(base.migrationPort(), Map.of(SECOND, migrationLinks(emulator, FIRST, secondConfig, wan)));
-            secondConfig = secondConfig.withMigration(secondConfig.migrationPort(), Map.of(FIRST, migrationLinks(emulator, SECOND, firstConfig, wan)));
+            firstConfig = firstConfig.withMigration(base.migrationPort(), Map.of(SECOND, migrationLinks(links, FIRST, secondConfig, wan)));
+            secondConfig = secondConfig.withMigration(secondConfig.migrationPort(), Map.of(FIRST, migrationLinks(links, SECOND, firstConfig, wan)));
             first = new StorageServer(firstConfig);
             parts.push(first);
             second = new StorageServer(secondConfig);
@@ -169,14 +179,20 @@ public final class UpCommand implements Callable<Integer> {
     }
 
     /** Links from site {@code from} to each controller, in their order, as {@code --controller} lists them. */
-    private static String controllerLinks(WanEmulator emulator, String from, List<String> targets, LinkConfig config) {
-        List<String> links = new ArrayList<>();
+    private static String controllerLinks(Links links, String from, List<String> targets, LinkConfig config) {
+        List<String> addresses = new ArrayList<>();
         for (String target : targets) {
             int colon = target.lastIndexOf(':');
             InetSocketAddress address = new InetSocketAddress(target.substring(0, colon), Integer.parseInt(target.substring(colon + 1)));
-            links.add(address(link(emulator, from, targets.size() == 1 ? "controller" : "controller " + target, address, config)));
+            addresses.add(links.to(from + "->" + (targets.size() == 1 ? "controller" : "controller " + target), address, config));
         }
-        return String.join(",", links);
+        return String.join(",", addresses);
+    }
+
+    /** Where a site dials to reach {@code target}: a link of the emulated WAN named {@code name}, or the target itself with --no-wan. */
+    @FunctionalInterface
+    private interface Links {
+        String to(String name, InetSocketAddress target, LinkConfig config);
     }
 
     /** What listens where: {@code ports} are NBD, gRPC and metrics of virginia, then of taiwan. */
@@ -227,8 +243,8 @@ public final class UpCommand implements Callable<Integer> {
     private void printBanner(SiteConfig base, String controller, List<ControllerProcesses.Child> children, String statusPage, StorageServer first,
             StorageServer second, Path log) {
         String host = base.localHost();
-        System.out.println("Heliotrope is up: sites " + FIRST + " and " + SECOND + ", " + wanRtt + " round trip and " + wanBandwidth
-                + " between them; data in " + base.dataDir());
+        System.out.println("Heliotrope is up: sites " + FIRST + " and " + SECOND + ", " + (noWan ? "joined directly (no emulated WAN)"
+                : wanRtt + " round trip and " + wanBandwidth + " between them") + "; data in " + base.dataDir());
         for (StorageServer server : List.of(first, second)) {
             String name = server.config().site();
             System.out.println(String.format("  %-9s: nbd://%s:%d/%s   gRPC %s:%d   metrics http://%s:%d/metrics",
@@ -257,22 +273,17 @@ public final class UpCommand implements Callable<Integer> {
         }
     }
 
-    private static WanLink link(WanEmulator emulator, String from, String to, InetSocketAddress target, LinkConfig config) {
-        return emulator.addLink(from + "->" + to, new InetSocketAddress(target.getHostString(), 0), target, config);
-    }
-
     /** Links from site {@code from} to each of {@code to}'s migration ports, as {@code --peer-migration} lists them. */
-    private static String migrationLinks(WanEmulator emulator, String from, SiteConfig to, LinkConfig config) {
-        List<String> links = new ArrayList<>();
+    private static String migrationLinks(Links links, String from, SiteConfig to, LinkConfig config) {
+        List<String> addresses = new ArrayList<>();
         for (int port : to.incomingMigrationPorts()) {
-            links.add(address(emulator.addLink(from + "->" + to.site() + " migration " + port, new InetSocketAddress(to.localHost(), 0),
-                    new InetSocketAddress(to.localHost(), port), config)));
+            addresses.add(links.to(from + "->" + to.site() + " migration " + port, new InetSocketAddress(to.localHost(), port), config));
         }
-        return String.join(",", links);
+        return String.join(",", addresses);
     }
 
-    private static String address(WanLink link) {
-        return link.listenAddress().getHostString() + ":" + link.listenAddress().getPort();
+    private static String address(InetSocketAddress address) {
+        return address.getHostString() + ":" + address.getPort();
     }
 
     /**
