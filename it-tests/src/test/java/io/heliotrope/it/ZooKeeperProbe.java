@@ -79,6 +79,14 @@ final class ZooKeeperProbe implements AutoCloseable {
         return zk.getChildren(path, false);
     }
 
+    /** Undoes what a controller with the secret did to {@code root}: every znode open to anyone, no marker; as every release before issue #27 left it. */
+    void reopen(String root) throws KeeperException, InterruptedException {
+        zk.delete(root + "/acl-secured", -1);
+        for (String path : tree(root)) {
+            zk.setACL(path, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1);
+        }
+    }
+
     /** Every way to read or change {@code path} fails with NoAuth: data, children, ACL, a new child, new data, a new ACL, deletion (see below for the root). */
     void assertLockedOut(String path) {
         assertNoAuth(path, "read", () -> zk.getData(path, false, new Stat()));
