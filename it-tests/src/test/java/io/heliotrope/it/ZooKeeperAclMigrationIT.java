@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ZooKeeperAclMigrationIT {
     private static final String ROOT = "/heliotrope";
-    private static final Pattern SECURED = Pattern.compile("ZooKeeper: set the controllers' ACL \\(.*\\) on (\\d+) of the (\\d+) znodes under /heliotrope");
+    private static final Pattern SECURED = Pattern.compile("ZooKeeper: set the controllers' ACL \\(.*\\) on (\\d+) of the (\\d+) znodes under /heliotrope in \\d+ ms");
 
     @TempDir
     static Path directory;
@@ -68,6 +68,7 @@ class ZooKeeperAclMigrationIT {
             // The open tree, less the leader latch's ephemeral znodes that left with the open controller's session, and its children.
             int opened = openTree.stream().filter(path -> !path.startsWith(ROOT + "/scheduler/leader/")).toList().size();
             assertThat(Integer.parseInt(said.group(1))).isEqualTo(Integer.parseInt(said.group(2))).isEqualTo(opened);
+            System.out.println("ZooKeeperAclMigrationIT: the controller said: " + said.group());
 
             try (ZooKeeperProbe controllers = ZooKeeperProbe.withSecretFile(ensemble.connectString(), secret);
                  ZooKeeperProbe stranger = ZooKeeperProbe.anonymous(ensemble.connectString())) {

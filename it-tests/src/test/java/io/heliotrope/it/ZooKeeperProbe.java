@@ -109,7 +109,11 @@ final class ZooKeeperProbe implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        zk.close();
+    public void close() {
+        try {
+            zk.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
