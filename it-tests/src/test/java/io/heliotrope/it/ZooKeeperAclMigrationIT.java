@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ZooKeeperAclMigrationIT {
     private static final String ROOT = "/heliotrope";
-    private static final Pattern SECURED = Pattern.compile("ZooKeeper: set the controllers' ACL \\(.*\\) on (\\d+) of the (\\d+) znodes under /heliotrope in \\d+ ms");
+    private static final Pattern SECURED = Pattern.compile(
+            "ZooKeeper: set the controllers' ACL \\(.*\\) on (\\d+) of the (\\d+) znodes under /heliotrope in \\d+ ms");
 
     @TempDir
     static Path directory;
