@@ -2,15 +2,17 @@ package io.heliotrope.controller.zookeeper;
 
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.controller.zookeeper.ZooKeeperMetrics.Op;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.BackgroundCallback;
+import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.ACL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,7 +20,7 @@ import java.util.List;
  * sets the controllers' ACL on every znode under the root, once, then leaves a marker znode
  * ({@link ZooKeeperLayout#aclSecured()}) so that later starts check one znode instead of the tree.
  * <p>
- * The walk is top-down: a znode's ACL is set before its children are listed, so a child that a
+ * The walk is top-down, a level at a time: a znode's ACL is set before its children are listed, so a child that a
  * controller without the secret creates meanwhile (a rolling upgrade) is created before the
  * listing, and is listed, or is refused. Two controllers may run it at once; a run cut short
  * leaves no marker, and the next one walks again.
@@ -37,17 +39,16 @@ public final class AclMigration {
         if (!acl.secured()) {
             throw new IllegalArgumentException("no secret to secure " + layout.root() + " with");
         }
-        CuratorFramework client = zk.curator();
         String path = layout.aclSecured();
         try {
-            if (client.checkExists().forPath(path) != null) {
+            if (zk.curator().checkExists().forPath(path) != null) {
                 // Readable only with the secret: a controller given another one is told here, at its start.
-                client.getData().forPath(path);
+                zk.curator().getData().forPath(path);
                 return new Outcome(0, 0);
             }
             zk.ensurePath(layout.root());
             long start = System.nanoTime();
-            Outcome outcome = walk(client, layout.root(), acl.acl());
+            Outcome outcome = walk(zk, layout.root(), acl.acl());
             zk.create(path, ("secured " + outcome.checked() + " znodes").getBytes(StandardCharsets.UTF_8));
             if (outcome.secured() > 0) {
                 log.info("ZooKeeper: set the controllers' ACL ({}) on {} of the {} znodes under {} in {} ms; they were open to anyone before",
@@ -67,25 +68,65 @@ public final class AclMigration {
         }
     }
 
-    private static Outcome walk(CuratorFramework client, String root, List<ACL> acl) throws Exception {
+    /**
+     * Level by level, each level's requests pipelined: the ACLs, those to set, then the children.
+     * Every reply of a level arrives before the next step is sent, so a znode's ACL is set before
+     * its children are listed.
+     */
+    private static Outcome walk(ZooKeeperStore zk, String root, List<ACL> acl) throws KeeperException {
+        CuratorFramework client = zk.curator();
         int checked = 0;
         int secured = 0;
-        Deque<String> pending = new ArrayDeque<>(List.of(root));
-        while (!pending.isEmpty()) {
-            String path = pending.pop();
-            try {
-                if (!client.getACL().forPath(path).equals(acl)) {
-                    client.setACL().withACL(acl).forPath(path);
-                    secured++;
+        List<String> level = List.of(root);
+        while (!level.isEmpty()) {
+            List<String> present = new ArrayList<>();
+            List<String> open = new ArrayList<>();
+            List<CuratorEvent> acls = zk.pipeline(Op.READ_MANY, "read the ACL of",
+                    requests(level, (path, callback) -> client.getACL().inBackground(callback).forPath(path)));
+            for (CuratorEvent event : acls) {
+                if (found(event)) {
+                    present.add(event.getPath());
+                    if (!event.getACLList().equals(acl)) {
+                        open.add(event.getPath());
+                    }
                 }
-                checked++;
-                for (String child : client.getChildren().forPath(path)) {
-                    pending.push(path + "/" + child);
-                }
-            } catch (KeeperException.NoNodeException e) {
-                // deleted meanwhile
             }
+            List<CuratorEvent> set = zk.pipeline(Op.WRITE, "set the ACL of",
+                    requests(open, (path, callback) -> client.setACL().withACL(acl).inBackground(callback).forPath(path)));
+            for (CuratorEvent event : set) {
+                secured += found(event) ? 1 : 0;
+            }
+            checked += present.size();
+            List<String> next = new ArrayList<>();
+            List<CuratorEvent> children = zk.pipeline(Op.LIST, "list",
+                    requests(present, (path, callback) -> client.getChildren().inBackground(callback).forPath(path)));
+            for (CuratorEvent event : children) {
+                if (found(event)) {
+                    event.getChildren().forEach(child -> next.add(event.getPath() + "/" + child));
+                }
+            }
+            level = next;
         }
         return new Outcome(checked, secured);
+    }
+
+    private interface Background {
+        void send(String path, BackgroundCallback callback) throws Exception;
+    }
+
+    private static List<ZooKeeperStore.Request> requests(List<String> paths, Background background) {
+        return paths.stream().map(path -> (ZooKeeperStore.Request) callback -> background.send(path, callback)).toList();
+    }
+
+    /** Whether the request found its znode: false when it was deleted meanwhile; a failure otherwise. */
+    private static boolean found(CuratorEvent event) throws KeeperException {
+        KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
+        if (code == KeeperException.Code.NONODE) {
+            return false;
+        }
+        if (code != KeeperException.Code.OK) {
+            throw KeeperException.create(code, event.getPath());
+        }
+        return true;
     }
 }

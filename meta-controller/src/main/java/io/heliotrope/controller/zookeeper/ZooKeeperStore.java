@@ -400,12 +400,13 @@ public final class ZooKeeperStore implements AutoCloseable {
         client.close();
     }
 
-    private interface Request {
+    /** One background request of a {@link #pipeline}. */
+    interface Request {
         void send(BackgroundCallback callback) throws Exception;
     }
 
-    /** Sends the requests, at most {@value #PIPELINE_WINDOW} in flight, and times them as one {@code op}. */
-    private List<CuratorEvent> pipeline(Op op, String action, List<Request> requests) {
+    /** Sends the requests, at most {@value #PIPELINE_WINDOW} in flight, and times them as one {@code op}; the replies in their order. */
+    List<CuratorEvent> pipeline(Op op, String action, List<Request> requests) {
         long start = System.nanoTime();
         Semaphore window = new Semaphore(PIPELINE_WINDOW);
         List<CompletableFuture<CuratorEvent>> pending = new ArrayList<>(requests.size());
