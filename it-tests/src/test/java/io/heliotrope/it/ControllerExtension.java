@@ -6,6 +6,12 @@ import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.TestWatcher;
 
+import io.heliotrope.controller.zookeeper.SecretFile;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +20,8 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * A 3-node {@link ZooKeeperEnsemble} and {@code count} {@link TestingController}s on it
- * for a test class: started before its first test, with the sites named by
+ * for a test class, sharing one ZooKeeper secret ({@link #secretFile()}: every znode under
+ * /heliotrope is theirs alone): started before its first test, with the sites named by
  * {@link #withSites} registered, closed after its last, their logs printed when a test
  * fails. Before each test, whatever an earlier test killed is started again.
  * <pre>{@code
@@ -28,6 +35,7 @@ final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback
     private final List<String> sites = new ArrayList<>();
     private final List<TestingController> controllers = new ArrayList<>();
     private ZooKeeperEnsemble ensemble;
+    private Path secretDirectory;
 
     ControllerExtension(int count, String... options) {
         this.count = count;
@@ -42,6 +50,11 @@ final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback
 
     ZooKeeperEnsemble ensemble() {
         return requireNonNull(ensemble, "ensemble is not started");
+    }
+
+    /** The controllers' ZooKeeper secret, as {@code --zookeeper-auth-file} takes it. */
+    Path secretFile() {
+        return requireNonNull(secretDirectory, "controllers are not started").resolve("zookeeper-secret");
     }
 
     TestingController controller(int index) {
@@ -60,9 +73,17 @@ final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback
 
     @Override
     public void beforeAll(ExtensionContext context) {
+        try {
+            secretDirectory = Files.createTempDirectory("heliotrope-secret-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        SecretFile.createIfMissing(secretFile());
+        List<String> secured = new ArrayList<>(List.of("--zookeeper-auth-file", secretFile().toString()));
+        secured.addAll(options);
         ensemble = ZooKeeperEnsemble.start(3);
         for (int i = 0; i < count; i++) {
-            controllers.add(TestingController.start("controller-" + i, ensemble.connectString(), options));
+            controllers.add(TestingController.start("controller-" + i, ensemble.connectString(), secured));
         }
         sites.forEach(client(0)::registerSite);
     }
@@ -84,9 +105,14 @@ final class ControllerExtension implements BeforeAllCallback, BeforeEachCallback
                 cleanup.add(ensemble::close);
             }
             controllers.forEach(controller -> cleanup.add(controller::close));
+            if (secretDirectory != null) {
+                Path directory = secretDirectory;
+                cleanup.add(() -> Tools.deleteRecursively(directory));
+            }
         } finally {
             controllers.clear();
             ensemble = null;
+            secretDirectory = null;
         }
     }
 

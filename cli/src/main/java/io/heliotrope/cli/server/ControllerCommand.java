@@ -44,6 +44,12 @@ public final class ControllerCommand implements Callable<Integer> {
                     "stops deciding and another controller's takes over (default: ${DEFAULT-VALUE})."})
     Duration sessionTimeout;
 
+    @Option(names = "--zookeeper-auth-file", paramLabel = "FILE",
+            description = {"The cluster's ZooKeeper secret: one line, readable by its owner only, the same for every controller",
+                    "(helio up makes one in its data directory). Every znode under /heliotrope is then the controllers' alone",
+                    "(digest ACL); an open tree is secured at the first start. Without it, anyone who reaches ZooKeeper may change it."})
+    Path zookeeperAuthFile;
+
     @Mixin
     SchedulerOptions scheduler;
 
@@ -61,7 +67,7 @@ public final class ControllerCommand implements Callable<Integer> {
         Logging.consoleAndFile(log);
         ControllerServer server;
         try {
-            server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, statusPort, leaseTtl, sessionTimeout, null));
+            server = ControllerServer.start(new ControllerConfig(zookeeper, bind, grpcPort, statusPort, leaseTtl, sessionTimeout, null, zookeeperAuthFile));
         } catch (IOException | RuntimeException e) {
             throw PortsInUse.explain(e, listening);
         }

@@ -38,17 +38,17 @@ final class ControllerProcesses implements AutoCloseable {
     private ControllerProcesses() {}
 
     /**
-     * Starts {@code count} controllers on {@code zookeeper}, the i-th on gRPC port
-     * {@code firstGrpcPort + i} and status port {@code firstStatusPort + i} (0: free ones), each
+     * Starts {@code count} controllers on {@code zookeeper}, each with the secret in {@code secret},
+     * the i-th on gRPC port {@code firstGrpcPort + i} and status port {@code firstStatusPort + i} (0: free ones), each
      * logging to {@code logs/controller-I.log}, and waits until each listens.
      */
-    static ControllerProcesses start(int count, String zookeeper, String bind, int firstGrpcPort, int firstStatusPort, Path logs) {
+    static ControllerProcesses start(int count, String zookeeper, Path secret, String bind, int firstGrpcPort, int firstStatusPort, Path logs) {
         ControllerProcesses started = new ControllerProcesses();
         try {
             for (int i = 0; i < count; i++) {
                 Path log = logs.resolve("controller-" + (i + 1) + ".log");
-                started.start(List.of("controller", "--zookeeper", zookeeper, "--bind", bind, "--grpc-port", port(firstGrpcPort, i),
-                        "--status-port", port(firstStatusPort, i), "--log-file", log.toString()), log);
+                started.start(List.of("controller", "--zookeeper", zookeeper, "--zookeeper-auth-file", secret.toString(), "--bind", bind,
+                        "--grpc-port", port(firstGrpcPort, i), "--status-port", port(firstStatusPort, i), "--log-file", log.toString()), log);
             }
             return started;
         } catch (RuntimeException e) {

@@ -14,6 +14,7 @@ import io.heliotrope.cli.server.StateDirectory;
 import io.heliotrope.controller.server.ControllerConfig;
 import io.heliotrope.controller.server.ControllerServer;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
+import io.heliotrope.controller.zookeeper.SecretFile;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
@@ -51,6 +52,8 @@ public final class UpCommand implements Callable<Integer> {
     private static final String FIRST = "virginia";
     private static final String SECOND = "taiwan";
     private static final String CONTROLLER_BIND = "127.0.0.1";
+    /** In the data directory: the controllers' ZooKeeper secret (SecretFile), made at the first start. */
+    private static final String ZOOKEEPER_SECRET = "zookeeper-secret";
 
     @Mixin
     SiteOptions site;
@@ -121,10 +124,14 @@ public final class UpCommand implements Callable<Integer> {
         try {
             EmbeddedZooKeeper zookeeper = EmbeddedZooKeeper.start(base.dataDir().resolve("zookeeper"), 0);
             parts.push(zookeeper);
-            ControllerServer controller = ControllerServer.start(new ControllerConfig(zookeeper.connectString(), CONTROLLER_BIND, controllerPort, statusPort, null, null, null));
+            // A state directory of an earlier release has none: its controller secures the open tree at its first start.
+            Path secret = base.dataDir().resolve(ZOOKEEPER_SECRET).toAbsolutePath();
+            SecretFile.createIfMissing(secret);
+            ControllerServer controller = ControllerServer.start(new ControllerConfig(zookeeper.connectString(), CONTROLLER_BIND, controllerPort, statusPort,
+                    null, null, null, secret));
             parts.push(controller);
-            ControllerProcesses others = ControllerProcesses.start(controllers - 1, zookeeper.connectString(), CONTROLLER_BIND, next(controllerPort),
-                    next(statusPort), log.toAbsolutePath().getParent());
+            ControllerProcesses others = ControllerProcesses.start(controllers - 1, zookeeper.connectString(), secret, CONTROLLER_BIND,
+                    next(controllerPort), next(statusPort), log.toAbsolutePath().getParent());
             parts.push(others);
             children = others.children();
             controllerTarget = base.localHost() + ":" + controller.grpcPort();

@@ -2,6 +2,7 @@ package io.heliotrope.controller.server;
 
 import io.heliotrope.controller.service.ControllerServiceConfig;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 import static java.util.Objects.requireNonNull;
@@ -11,7 +12,9 @@ import static java.util.Objects.requireNonNull;
  * 127.0.0.1, lease TTL and ZooKeeper session timeout 15 s, root {@code /heliotrope}.
  * A port of 0 picks a free one (the command line's defaults are {@value #DEFAULT_GRPC_PORT}
  * for gRPC and {@value #DEFAULT_STATUS_PORT} for the status port: metrics, JSON and the
- * status page). Both listen on {@code bindAddress} only.
+ * status page). Both listen on {@code bindAddress} only. With a {@code zookeeperAuthFile}
+ * (its {@link io.heliotrope.controller.zookeeper.SecretFile}) every znode under the root is the
+ * controllers' only; without one it is open to anyone, as before issue #27.
  */
 public record ControllerConfig(
         String zookeeperConnect,
@@ -20,7 +23,8 @@ public record ControllerConfig(
         int statusPort,
         Duration leaseTtl,
         Duration zookeeperSessionTimeout,
-        String rootPath) {
+        String rootPath,
+        Path zookeeperAuthFile) {
     public static final int DEFAULT_GRPC_PORT = 7400;
     public static final int DEFAULT_STATUS_PORT = 7480;
     public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(15);
@@ -37,6 +41,12 @@ public record ControllerConfig(
         if (leaseTtl.isNegative() || zookeeperSessionTimeout.isNegative()) {
             throw new IllegalArgumentException("lease TTL and session timeout must be positive");
         }
+    }
+
+    /** Without a secret: znodes open to anyone. */
+    public ControllerConfig(String zookeeperConnect, String bindAddress, int grpcPort, int statusPort, Duration leaseTtl,
+            Duration zookeeperSessionTimeout, String rootPath) {
+        this(zookeeperConnect, bindAddress, grpcPort, statusPort, leaseTtl, zookeeperSessionTimeout, rootPath, null);
     }
 
     public static ControllerConfig of(String zookeeperConnect, int grpcPort, int statusPort) {

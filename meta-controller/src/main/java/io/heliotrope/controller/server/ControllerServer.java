@@ -17,6 +17,9 @@ import io.heliotrope.controller.metrics.ControllerMetrics;
 import io.heliotrope.controller.service.ControllerService;
 import io.heliotrope.controller.service.ControllerServiceConfig;
 import io.heliotrope.controller.vm.VmService;
+import io.heliotrope.controller.zookeeper.AclMigration;
+import io.heliotrope.controller.zookeeper.ControllerAcl;
+import io.heliotrope.controller.zookeeper.SecretFile;
 import io.heliotrope.controller.zookeeper.ZooKeeperLayout;
 import io.heliotrope.controller.zookeeper.ZooKeeperStore;
 import io.heliotrope.grpc.GrpcServers;
@@ -66,8 +69,16 @@ public final class ControllerServer implements AutoCloseable {
         try {
             metrics = new ControllerMetrics();
             components.push(metrics);
-            ZooKeeperStore zk = ZooKeeperStore.connect(config.zookeeperConnect(), config.zookeeperSessionTimeout(), metrics.zooKeeper());
+            ControllerAcl acl = config.zookeeperAuthFile() == null ? ControllerAcl.OPEN : SecretFile.read(config.zookeeperAuthFile());
+            ZooKeeperStore zk = ZooKeeperStore.connect(config.zookeeperConnect(), config.zookeeperSessionTimeout(), acl, metrics.zooKeeper());
             components.push(zk);
+            layout = new ZooKeeperLayout(config.rootPath());
+            if (acl.secured()) {
+                AclMigration.run(zk, layout);
+            } else {
+                log.warn("controller: no ZooKeeper secret (--zookeeper-auth-file): anyone who reaches ZooKeeper at {} may read and change "
+                        + "everything under {}", config.zookeeperConnect(), config.rootPath());
+            }
             ExecutorService executor = BoundedExecutors.fixed("controller-zk", ZOOKEEPER_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(executor, SHUTDOWN_PATIENCE));
             ExecutorService background = BoundedExecutors.fixed("controller-compaction", 1, QUEUED_BACKGROUND_TASKS);
@@ -78,7 +89,6 @@ public final class ControllerServer implements AutoCloseable {
             components.push(cluster);
             ExecutorService calls = BoundedExecutors.fixed("controller-grpc", GRPC_THREADS, QUEUED_REQUESTS);
             components.push(() -> BoundedExecutors.shutdown(calls, SHUTDOWN_PATIENCE));
-            layout = new ZooKeeperLayout(serviceConfig.rootPath());
             VmService vms = new VmService(zk, layout, Clock.systemUTC(), executor, metrics.migrations());
             VmView vmView = new VmView(vms, service, cluster, Clock.systemUTC());
             this.zk = zk;
@@ -94,8 +104,8 @@ public final class ControllerServer implements AutoCloseable {
             close();
             throw e;
         }
-        log.info("controller: gRPC on {}:{}, status page on http://{}:{}/, ZooKeeper at {} under {}",
-                config.bindAddress(), grpc.getPort(), config.bindAddress(), status.port(), config.zookeeperConnect(), config.rootPath());
+        log.info("controller: gRPC on {}:{}, status page on http://{}:{}/, ZooKeeper at {} under {} (znodes {})",
+                config.bindAddress(), grpc.getPort(), config.bindAddress(), status.port(), config.zookeeperConnect(), config.rootPath(), zk.acl());
     }
 
     /**

@@ -2,40 +2,38 @@ package io.heliotrope.controller.zookeeper;
 
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.data.Id;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * The operations of one ZooKeeper {@code multi}, applied all or none. Keeps count of its
  * bytes: ZooKeeper answers an oversized request by dropping the connection, so
- * {@link ZooKeeperStore#commit} refuses one before sending it.
+ * {@link ZooKeeperStore#commit} refuses one before sending it. Its creates take the ACL of the
+ * store that commits it ({@link ControllerAcl}).
  */
 public final class Transaction {
-    /** Anyone may do anything: the ensemble is the controller's own, as Curator's default. */
-    private static final List<ACL> OPEN = List.of(new ACL(ZooDefs.Perms.ALL, new Id("world", "anyone")));
-
-    private final List<Op> ops = new ArrayList<>();
+    /** Each operation, given the ACL of the znodes it creates. */
+    private final List<Function<List<ACL>, Op>> ops = new ArrayList<>();
     private long bytes;
 
     public Transaction create(String path, byte[] data) {
-        return add(Op.create(path, data, OPEN, CreateMode.PERSISTENT), path, data.length);
+        return add(acl -> Op.create(path, data, acl, CreateMode.PERSISTENT), path, data.length);
     }
 
     public Transaction setData(String path, byte[] data, int version) {
-        return add(Op.setData(path, data, version), path, data.length);
+        return add(acl -> Op.setData(path, data, version), path, data.length);
     }
 
     public Transaction check(String path, int version) {
-        return add(Op.check(path, version), path, 0);
+        return add(acl -> Op.check(path, version), path, 0);
     }
 
     public Transaction delete(String path, int version) {
-        return add(Op.delete(path, version), path, 0);
+        return add(acl -> Op.delete(path, version), path, 0);
     }
 
     /** The number of operations so far: the index the next one will have. */
@@ -47,11 +45,12 @@ public final class Transaction {
         return bytes;
     }
 
-    List<Op> ops() {
-        return List.copyOf(ops);
+    /** The operations, their creates with {@code acl}. */
+    List<Op> ops(List<ACL> acl) {
+        return ops.stream().map(op -> op.apply(acl)).toList();
     }
 
-    private Transaction add(Op op, String path, int dataBytes) {
+    private Transaction add(Function<List<ACL>, Op> op, String path, int dataBytes) {
         ops.add(op);
         bytes += path.getBytes(StandardCharsets.UTF_8).length + dataBytes + 32;
         return this;

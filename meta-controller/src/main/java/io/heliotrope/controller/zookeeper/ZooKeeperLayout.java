@@ -20,6 +20,8 @@ import static java.util.Objects.requireNonNull;
  * ROOT/workloads/NAME/r-MILLIS-SEQ      one workload report of application NAME as received (JSON), MILLIS its
  *                                       receive time, SEQ ZooKeeper's counter
  * ROOT/scheduler/leader/*               the schedulers' leader election (Curator's LeaderLatch)
+ * ROOT/acl-secured                      there once a controller with the cluster's secret set its ACL on every znode
+ *                                       ({@link AclMigration})
  * </pre>
  */
 public record ZooKeeperLayout(String root) {
@@ -76,6 +78,10 @@ public record ZooKeeperLayout(String root) {
 
     public String schedulerLeader() {
         return root + "/scheduler/leader";
+    }
+
+    public String aclSecured() {
+        return root + "/acl-secured";
     }
 
     public ImagePaths image(String name) {

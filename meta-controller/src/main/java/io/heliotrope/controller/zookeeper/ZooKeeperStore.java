@@ -48,6 +48,7 @@ public final class ZooKeeperStore implements AutoCloseable {
     private final String connectString;
     private final long timeoutMillis;
     private final ZooKeeperMetrics metrics;
+    private final ControllerAcl acl;
     /** Whether the session's connection is up, and since when (System.currentTimeMillis); replaced as a whole. */
     private volatile Health health;
 
@@ -58,11 +59,12 @@ public final class ZooKeeperStore implements AutoCloseable {
      */
     public record Health(String connectString, boolean connected, long sinceEpochMillis) {}
 
-    private ZooKeeperStore(CuratorFramework client, String connectString, long timeoutMillis, ZooKeeperMetrics metrics) {
+    private ZooKeeperStore(CuratorFramework client, String connectString, long timeoutMillis, ZooKeeperMetrics metrics, ControllerAcl acl) {
         this.client = client;
         this.connectString = connectString;
         this.timeoutMillis = timeoutMillis;
         this.metrics = metrics;
+        this.acl = acl;
         this.health = new Health(connectString, true, System.currentTimeMillis());
         client.getConnectionStateListenable().addListener((ignored, state) -> {
             if (state.isConnected() != health.connected()) {
@@ -120,13 +122,24 @@ public final class ZooKeeperStore implements AutoCloseable {
                 + " is out of reach or has lost its quorum (for " + (System.currentTimeMillis() - since.sinceEpochMillis()) / 1000 + " s)");
     }
 
-    /** Connects and waits for the session, at most {@code sessionTimeout}. */
+    /** Connects with {@link ControllerAcl#OPEN} and waits for the session, at most {@code sessionTimeout}. */
     public static ZooKeeperStore connect(String connectString, Duration sessionTimeout, ZooKeeperMetrics metrics) {
+        return connect(connectString, sessionTimeout, ControllerAcl.OPEN, metrics);
+    }
+
+    /**
+     * Connects, authenticated as {@code acl} says, and waits for the session, at most
+     * {@code sessionTimeout}; every znode it creates from then on gets {@code acl}'s ACL.
+     */
+    public static ZooKeeperStore connect(String connectString, Duration sessionTimeout, ControllerAcl acl, ZooKeeperMetrics metrics) {
         requireNonNull(connectString, "connectString is null");
+        requireNonNull(acl, "acl is null");
         requireNonNull(metrics, "metrics is null");
         int timeoutMillis = Math.toIntExact(sessionTimeout.toMillis());
         CuratorFramework client = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
+                .aclProvider(acl)
+                .authorization(acl.authorization())
                 .sessionTimeoutMs(timeoutMillis)
                 .connectionTimeoutMs(timeoutMillis)
                 .retryPolicy(new ExponentialBackoffRetry(100, 3))
@@ -143,7 +156,7 @@ public final class ZooKeeperStore implements AutoCloseable {
             throw new HeliotropeException(ErrorCode.PEER_UNAVAILABLE,
                     "cannot reach ZooKeeper at " + connectString + " within " + timeoutMillis + " ms");
         }
-        return new ZooKeeperStore(client, connectString, timeoutMillis, metrics);
+        return new ZooKeeperStore(client, connectString, timeoutMillis, metrics, acl);
     }
 
     public Optional<Versioned<byte[]>> read(String path) {
@@ -294,7 +307,7 @@ public final class ZooKeeperStore implements AutoCloseable {
         long start = System.nanoTime();
         try {
             RetryLoop.callWithRetry(client.getZookeeperClient(),
-                    () -> client.getZookeeperClient().getZooKeeper().multi(transaction.ops()));
+                    () -> client.getZookeeperClient().getZooKeeper().multi(transaction.ops(acl.acl())));
             return MultiOutcome.COMMITTED;
         } catch (KeeperException e) {
             List<OpResult> results = e.getResults();
@@ -372,6 +385,11 @@ public final class ZooKeeperStore implements AutoCloseable {
                 .toList()), KeeperException.Code.NONODE);
     }
 
+    /** The ACL of every znode this store creates. */
+    public ControllerAcl acl() {
+        return acl;
+    }
+
     /** The session's client, for Curator's recipes (the scheduler's leader election); the store closes it. */
     public CuratorFramework curator() {
         return client;
@@ -382,12 +400,13 @@ public final class ZooKeeperStore implements AutoCloseable {
         client.close();
     }
 
-    private interface Request {
+    /** One background request of a {@link #pipeline}. */
+    interface Request {
         void send(BackgroundCallback callback) throws Exception;
     }
 
-    /** Sends the requests, at most {@value #PIPELINE_WINDOW} in flight, and times them as one {@code op}. */
-    private List<CuratorEvent> pipeline(Op op, String action, List<Request> requests) {
+    /** Sends the requests, at most {@value #PIPELINE_WINDOW} in flight, and times them as one {@code op}; the replies in their order. */
+    List<CuratorEvent> pipeline(Op op, String action, List<Request> requests) {
         long start = System.nanoTime();
         Semaphore window = new Semaphore(PIPELINE_WINDOW);
         List<CompletableFuture<CuratorEvent>> pending = new ArrayList<>(requests.size());
@@ -447,7 +466,12 @@ public final class ZooKeeperStore implements AutoCloseable {
                 || e instanceof KeeperException.OperationTimeoutException
                 || e instanceof InterruptedException
                 || e instanceof TimeoutException;
+        String refused = e instanceof KeeperException.NoAuthException
+                ? acl.secured()
+                        ? " (the znode is secured with another secret than this controller's: give every controller the same secret file)"
+                        : " (the tree is secured: this controller needs the cluster's secret, --zookeeper-auth-file)"
+                : "";
         return new HeliotropeException(unreachable ? ErrorCode.PEER_UNAVAILABLE : ErrorCode.STORAGE_FAILURE,
-                "ZooKeeper at " + connectString + " failed to " + action + ": " + e.getMessage(), e);
+                "ZooKeeper at " + connectString + " failed to " + action + ": " + e.getMessage() + refused, e);
     }
 }
