@@ -3,6 +3,7 @@ package io.heliotrope.cli.cert;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
 import io.heliotrope.nbd.tls.TlsDirectory;
+import org.bouncycastle.asn1.DERBitString;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x500.X500NameBuilder;
@@ -16,6 +17,7 @@ import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.KeyPurposeId;
 import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.cert.X509CRLEntryHolder;
 import org.bouncycastle.cert.X509CRLHolder;
 import org.bouncycastle.cert.X509CertificateHolder;
@@ -26,10 +28,10 @@ import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
 import org.bouncycastle.openssl.PEMParser;
 import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 import org.bouncycastle.openssl.jcajce.JcaPEMWriter;
-import org.bouncycastle.openssl.jcajce.JcaPKCS8Generator;
 import org.bouncycastle.operator.ContentSigner;
 import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+import org.bouncycastle.util.io.pem.PemObject;
 
 import java.io.IOException;
 import java.io.StringWriter;
@@ -45,6 +47,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.SecureRandom;
+import java.security.interfaces.ECPrivateKey;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
@@ -109,7 +112,7 @@ public final class CertificateAuthority {
                     .addExtension(Extension.subjectKeyIdentifier, false, extensions.createSubjectKeyIdentifier(pair.getPublic()));
             X509CertificateHolder cert = builder.build(signer(pair.getPrivate()));
             Files.createDirectories(dir);
-            writePrivate(dir.resolve(CA_KEY), pem(new JcaPKCS8Generator(pair.getPrivate(), null)));
+            writePrivate(dir.resolve(CA_KEY), pkcs8(pair));
             write(files.caCert(), pem(cert));
             CertificateAuthority ca = new CertificateAuthority(dir, cert, pair.getPrivate());
             ca.writeCrl(List.of());
@@ -218,7 +221,7 @@ public final class CertificateAuthority {
                 builder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(altNames.toArray(GeneralName[]::new)));
             }
             String certPem = pem(builder.build(signer(key)));
-            String keyPem = pem(new JcaPKCS8Generator(pair.getPrivate(), null));
+            String keyPem = pkcs8(pair);
             Path out = certFiles.get(0).getParent();
             Files.createDirectories(out);
             for (Path file : keyFiles) {
@@ -274,9 +277,21 @@ public final class CertificateAuthority {
     private static String pem(Object object) throws IOException {
         StringWriter text = new StringWriter();
         try (JcaPEMWriter writer = new JcaPEMWriter(text)) {
-            writer.writeObject(object instanceof JcaPKCS8Generator pkcs8 ? pkcs8.generate() : object);
+            writer.writeObject(object);
         }
         return text.toString();
+    }
+
+    /**
+     * The key in PKCS#8 with its public key inside (RFC 5915), as OpenSSL writes it: the JDK
+     * leaves the public key out, and GnuTLS (qemu, libnbd, nbdkit) then refuses the key.
+     */
+    private static String pkcs8(KeyPair pair) throws IOException {
+        SubjectPublicKeyInfo publicKey = SubjectPublicKeyInfo.getInstance(pair.getPublic().getEncoded());
+        BigInteger secret = ((ECPrivateKey) pair.getPrivate()).getS();
+        PrivateKeyInfo info = new PrivateKeyInfo(publicKey.getAlgorithm(),
+                new org.bouncycastle.asn1.sec.ECPrivateKey(256, secret, new DERBitString(publicKey.getPublicKeyData().getBytes()), null));
+        return pem(new PemObject("PRIVATE KEY", info.getEncoded()));
     }
 
     private static <T> T read(Path file, Class<T> type) throws IOException {

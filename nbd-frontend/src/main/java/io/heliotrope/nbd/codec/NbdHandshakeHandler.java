@@ -14,6 +14,7 @@ import io.heliotrope.nbd.tls.NbdTls;
 import io.heliotrope.nbd.tls.TlsMode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
@@ -276,6 +277,8 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         selectedContexts = List.of();
         tlsStarted = true;
         tlsHandshaking = true;
+        // The socket now carries TLS records: a write's payload can no longer be read straight into its room (PayloadReceiveAllocator).
+        ctx.channel().config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator());
         ctx.pipeline().addFirst(ctx.name() + "-tls", tls.newHandler(ctx.alloc()));
     }
 

@@ -155,6 +155,7 @@ class TestNbdTls {
 
             assertThat(OptionClient.transmissionFlags(go) & TRANSMISSION_READ_ONLY).isZero();
             assertThat(alice.request(NBD_CMD_WRITE, 0, new byte[512], 512)).isZero();
+            assertThat(alice.request(NBD_CMD_WRITE, 0, new byte[256 << 10], 256 << 10)).as("a payload over many TLS records").isZero();
         }
         try (OptionClient bob = connect(TlsMode.REQUIRE, authz)) {
             bob.option(OPT_STARTTLS, NONE);
