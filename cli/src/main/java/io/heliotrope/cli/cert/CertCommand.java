@@ -1,8 +1,6 @@
 package io.heliotrope.cli.cert;
 
 import io.heliotrope.cli.server.StateDirectory;
-import io.heliotrope.error.ErrorCode;
-import io.heliotrope.error.HeliotropeException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -11,7 +9,6 @@ import picocli.CommandLine.ScopeType;
 
 import java.math.BigInteger;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,23 +72,13 @@ public final class CertCommand {
             boolean defaults = ips.isEmpty() && dnsNames.isEmpty();
             List<InetAddress> addresses = new ArrayList<>();
             for (String ip : defaults ? List.of("127.0.0.1") : ips) {
-                addresses.add(address(ip));
+                addresses.add(CertificateAuthority.ipAddress(ip));
             }
             CertificateAuthority.load(parent.caDir()).issueSite(site, addresses, defaults ? List.of("localhost") : dnsNames, out);
             System.out.println("site certificate of '" + site + "' in " + out);
             return 0;
         }
 
-        private static InetAddress address(String ip) {
-            if (!ip.matches("[0-9.]+|[0-9a-fA-F:]+")) {
-                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--ip takes an IP address, not a name (use --dns): " + ip);
-            }
-            try {
-                return InetAddress.getByName(ip);
-            } catch (UnknownHostException e) {
-                throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "not an IP address: " + ip, e);
-            }
-        }
     }
 
     @Command(name = "issue-operator", mixinStandardHelpOptions = true,

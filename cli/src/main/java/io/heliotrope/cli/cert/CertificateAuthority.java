@@ -38,6 +38,7 @@ import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -200,6 +201,18 @@ public final class CertificateAuthority {
             serials.add(((X509CRLEntryHolder) entry).getSerialNumber());
         }
         return serials;
+    }
+
+    /** The address an IP literal names, without looking any name up; fails naming it otherwise. */
+    public static InetAddress ipAddress(String ip) {
+        if (!ip.matches("[0-9.]+|[0-9a-fA-F:]+")) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "not an IP address (give a host name as --dns): " + ip);
+        }
+        try {
+            return InetAddress.getByName(ip);
+        } catch (UnknownHostException e) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "not an IP address: " + ip, e);
+        }
     }
 
     private void issue(String name, Role role, List<GeneralName> altNames, KeyPurposeId[] purposes, List<Path> certFiles, List<Path> keyFiles) {

@@ -138,6 +138,11 @@ public final class SiteOptions {
                     + "default: every certificate of the CA, every image).")
     Path tlsAuthz;
 
+    /** Whether {@code --tls off} was given: {@code helio up} then serves NBD without TLS. */
+    public boolean tlsTurnedOff() {
+        return tls == TlsMode.OFF;
+    }
+
     public SiteConfig load(Path defaultDataDir) {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("dataDir", dataDir);

@@ -150,6 +150,13 @@ public record SiteConfig(
                 vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold, tls, tlsDir, tlsAuthz);
     }
 
+    /** This configuration with NBD over TLS in {@code mode}, from the certificates of {@code dir}. */
+    public SiteConfig withNbdTls(TlsMode mode, Path dir) {
+        return new SiteConfig(site, dataDir, store, bind, nbdPort, grpcPort, metricsPort, ioThreads, nbdPoll, blockCacheBytes, controller,
+                checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu,
+                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold, mode, dir, tlsAuthz);
+    }
+
     /** The local ports incoming migrations listen on. */
     public List<Integer> incomingMigrationPorts() {
         return IntStream.range(migrationPort, migrationPort + migrationPorts).boxed().toList();
