@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import static io.heliotrope.it.Tools.helio;
 import static io.heliotrope.it.Tools.ok;
@@ -126,6 +128,22 @@ class NbdTlsIT {
         assertThat(dave.exitCode()).as(dave.toString()).isNotZero();
         assertThat(impostor.exitCode()).as(impostor.toString()).isNotZero();
         assertThat(ok("nbdinfo", nbds("alice", "secure-revoked")).stdout()).as("the server still serves").contains("export-size: 4194304");
+    }
+
+    /** One directory serves all: nbdkit (GnuTLS) serves from the site's, takes alice's and refuses dave's by the same revocation list. */
+    @Test
+    void nbdkitServesFromTheSameDirectories() {
+        int port = Ports.free(1)[0];
+        try (ChildProcess nbdkit = ChildProcess.start("nbdkit", List.of("nbdkit", "-f", "-v", "-i", "127.0.0.1", "-p", Integer.toString(port),
+                "--tls=require", "--tls-certificates=" + dir("site"), "--tls-verify-peer", "memory", "1M"))) {
+            nbdkit.awaitOutput(Pattern.compile("bound to IP address"), Duration.ofSeconds(20));
+            String uri = "nbds://127.0.0.1:" + port + "/?tls-certificates=";
+
+            Tools.Result dave = run("nbdinfo", uri + dir("dave"));
+
+            assertThat(ok("nbdinfo", uri + dir("alice")).stdout()).contains("export-size: 1048576");
+            assertThat(dave.exitCode()).as(dave.toString()).isNotZero();
+        }
     }
 
     private static Path dir(String name) {
