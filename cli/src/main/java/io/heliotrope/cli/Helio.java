@@ -2,6 +2,7 @@ package io.heliotrope.cli;
 
 import io.heliotrope.cli.app.AppCommand;
 import io.heliotrope.cli.app.SchedulerCommand;
+import io.heliotrope.cli.cert.CertCommand;
 import io.heliotrope.cli.image.ImageCommand;
 import io.heliotrope.cli.print.CliErrors;
 import io.heliotrope.cli.server.ControllerCommand;
@@ -21,7 +22,7 @@ import picocli.CommandLine;
         exitCodeOnInvalidInput = 1,
         description = "Heliotrope: geo-replicated block storage served over NBD.",
         subcommands = {UpCommand.class, ServeCommand.class, ControllerCommand.class, ImageCommand.class, VmCommand.class, AppCommand.class,
-                SchedulerCommand.class, StatusCommand.class, RttCommand.class,
+                SchedulerCommand.class, StatusCommand.class, RttCommand.class, CertCommand.class,
                 CompletionCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: 0 success, 1 a mistake in the request (message says which), 2 an internal failure."})
 public final class Helio {

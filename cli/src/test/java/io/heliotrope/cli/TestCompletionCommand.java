@@ -21,8 +21,9 @@ class TestCompletionCommand {
         assertThat(out.toString())
                 .startsWith("#!/usr/bin/env bash")
                 .contains("bashcompinit")
-                .contains("local commands=\"up serve controller image vm app scheduler status rtt completion help\"")
-                .contains("--wan-rtt", "--create-image", "--log-file", "--migration-ports", "--on-timeout", "--policy", "--dry-run", "--plugins")
+                .contains("local commands=\"up serve controller image vm app scheduler status rtt cert completion help\"")
+                .contains("--wan-rtt", "--create-image", "--log-file", "--migration-ports", "--on-timeout", "--policy", "--dry-run", "--plugins",
+                        "--tls-dir", "--role")
                 .endsWith("complete -F _complete_helio -o default helio helio.sh helio.bash\n");
     }
 

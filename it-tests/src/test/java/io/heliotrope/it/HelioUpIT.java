@@ -24,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** {@code helio up}, the embedded default a new user runs first: two sites behind an emulated WAN. */
 class HelioUpIT {
     private static final Pattern DEMO_URL = Pattern.compile("demo image : (nbd://127\\.0\\.0\\.1:\\d+/demo)\\n");
+    private static final Pattern DEMO_OVER_TLS = Pattern.compile("over TLS   : (nbds://127\\.0\\.0\\.1:\\d+/demo\\?tls-certificates=\\S+) ");
     private static final Pattern TAIWAN_URL = Pattern.compile("taiwan +: (nbd://127\\.0\\.0\\.1:\\d+/demo) ");
     private static final Pattern METRICS_URL = Pattern.compile("metrics +: (http://\\S+/metrics)\\n");
     private static final Pattern STATUS_PAGE = Pattern.compile("status +: (http://127\\.0\\.0\\.1:\\d+/) ");
@@ -43,6 +44,9 @@ class HelioUpIT {
             String metricsUrl = up.awaitOutput(METRICS_URL, Duration.ofSeconds(10)).group(1);
 
             assertThat(ok("nbdinfo", demo).stdout()).as(up.output()).containsPattern("export-size: 268435456 ");
+            String demoOverTls = up.awaitOutput(DEMO_OVER_TLS, Duration.ofSeconds(10)).group(1);
+            assertThat(ok("nbdinfo", demoOverTls).stdout()).as("NBD over TLS with the certificates helio up made").contains("with TLS")
+                    .containsPattern("export-size: 268435456 ");
             HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(metricsUrl)).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertThat(metrics.statusCode()).isEqualTo(200);

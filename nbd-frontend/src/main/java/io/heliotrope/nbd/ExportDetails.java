@@ -9,4 +9,9 @@ public record ExportDetails(long size, boolean readOnly, boolean canTrim, boolea
     public static ExportDetails of(BlockDevice device) {
         return new ExportDetails(device.size(), device.isReadOnly(), device.canTrim(), device.canMultiConn());
     }
+
+    /** The export as a client that may only read sees it. */
+    public ExportDetails asReadOnly() {
+        return new ExportDetails(size, true, canTrim, canMultiConn);
+    }
 }

@@ -2,6 +2,7 @@ package io.heliotrope.cli.server;
 
 import io.heliotrope.cli.client.CatalogClient;
 import io.heliotrope.cli.client.ImageClient;
+import io.heliotrope.nbd.tls.TlsMode;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.StorageServer;
 import picocli.CommandLine.Command;
@@ -54,6 +55,10 @@ public final class ServeCommand implements Callable<Integer> {
         }
         System.out.println(String.format("site %s serving nbd://%s:%d/ (gRPC %d, metrics http://%s:%d/metrics); log in %s",
                 config.site(), config.bind(), server.nbdAddress().getPort(), server.grpcPort(), config.bind(), server.metricsPort(), log));
+        if (config.tls() != TlsMode.OFF) {
+            System.out.println(String.format("  NBD over TLS (%s), certificates in %s: %s", config.tls(), config.tlsDir(),
+                    NbdsUri.of(config.bind(), server.nbdAddress().getPort(), "IMAGE", "CLIENT-CERTIFICATE-DIR")));
+        }
         System.out.flush();
         return Running.untilStopped(server);
     }

@@ -2,6 +2,7 @@ package io.heliotrope.cli.server;
 
 import io.heliotrope.cli.print.DurationConverter;
 import io.heliotrope.cli.print.Sizes;
+import io.heliotrope.nbd.tls.TlsMode;
 import io.heliotrope.storage.pull.PullOrder;
 import io.heliotrope.storage.server.SiteConfig;
 import io.heliotrope.storage.server.SiteConfigLoader;
@@ -122,6 +123,26 @@ public final class SiteOptions {
                     + "(default: 1ms).")
     Duration intraSiteRtt;
 
+    @Option(names = "--tls", paramLabel = "MODE",
+            description = "NBD over TLS (NBD_OPT_STARTTLS): off, on (clients may; plaintext ones still connect) or require (nothing is listed "
+                    + "or opened before TLS) (default: off; helio up: on).")
+    TlsMode tls;
+
+    @Option(names = "--tls-dir", paramLabel = "DIR",
+            description = "The NBD server's certificates: ca-cert.pem, server-cert.pem, server-key.pem and optionally ca-crl.pem, as "
+                    + "`helio cert issue-site` writes them and nbdkit, qemu and libnbd read them.")
+    Path tlsDir;
+
+    @Option(names = "--tls-authz", paramLabel = "FILE",
+            description = "Which client certificates may open which images over NBD: lines of 'IDENTITY IMAGE-GLOB ro|rw' (needs --tls require; "
+                    + "default: every certificate of the CA, every image).")
+    Path tlsAuthz;
+
+    /** Whether {@code --tls off} was given: {@code helio up} then serves NBD without TLS. */
+    public boolean tlsTurnedOff() {
+        return tls == TlsMode.OFF;
+    }
+
     public SiteConfig load(Path defaultDataDir) {
         Map<String, Object> overrides = new HashMap<>();
         overrides.put("dataDir", dataDir);
@@ -150,6 +171,9 @@ public final class SiteOptions {
         overrides.put("pullOrder", pullOrder);
         overrides.put("handoffBoost", handoffBoost);
         overrides.put("leaseHold", leaseHold);
+        overrides.put("tls", tls);
+        overrides.put("tlsDir", tlsDir);
+        overrides.put("tlsAuthz", tlsAuthz);
         if (config == null && dataDir == null) {
             overrides.put("dataDir", defaultDataDir);
         }

@@ -4,6 +4,7 @@ import io.heliotrope.cli.client.CatalogClient;
 import io.heliotrope.cli.client.ClientConfig;
 import io.heliotrope.cli.print.Sizes;
 import io.heliotrope.cli.server.ImageSpec;
+import io.heliotrope.cli.server.NbdsUri;
 import io.heliotrope.cli.server.Logging;
 import io.heliotrope.cli.server.PortsInUse;
 import io.heliotrope.cli.server.Running;
@@ -17,6 +18,7 @@ import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.controller.zookeeper.SecretFile;
 import io.heliotrope.error.ErrorCode;
 import io.heliotrope.error.HeliotropeException;
+import io.heliotrope.nbd.tls.TlsMode;
 import io.heliotrope.proto.controller.v1.ReplicationSettings;
 import io.heliotrope.proto.controller.v1.TransitionTable;
 import io.heliotrope.scheduler.migration.DriverConfig;
@@ -46,6 +48,7 @@ import java.util.concurrent.Callable;
                 "joined by an emulated WAN (every byte between the sites, and from taiwan to the controller at virginia,",
                 "crosses a link with --wan-rtt and --wan-bandwidth). Serves a demo image, homed at virginia, at both sites:",
                 "write it at one, read it at the other. Prints the nbd:// URLs once both sites serve it; stop with Ctrl-C.",
+                "NBD takes TLS too (--tls on, unless --tls off): certificates of a CA of its own, in DATA-DIR/tls for every client.",
                 "Data (block stores and ZooKeeper) persists in --data-dir. The ports given are virginia's; taiwan's are one more."})
 public final class UpCommand implements Callable<Integer> {
     private static final String DEMO = "demo";
@@ -103,6 +106,7 @@ public final class UpCommand implements Callable<Integer> {
         if (base.dataDir() == null) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "helio up keeps ZooKeeper's data on disk: give --data-dir");
         }
+        base = UpCertificates.secure(base, site.tlsTurnedOff());
         if (controllers < 1 || controllers > 9) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--controllers must be between 1 and 9: " + controllers);
         }
@@ -258,6 +262,10 @@ public final class UpCommand implements Callable<Integer> {
                     name, host, server.nbdAddress().getPort(), DEMO, host, server.grpcPort(), host, server.metricsPort()));
         }
         System.out.println("  demo image : nbd://" + host + ":" + first.nbdAddress().getPort() + "/" + DEMO);
+        if (base.tls() != TlsMode.OFF) {
+            System.out.println("  over TLS   : " + NbdsUri.of(host, first.nbdAddress().getPort(), DEMO, base.tlsDir().toAbsolutePath().toString())
+                    + "   (qemu: --object tls-creds-x509,id=tls0,dir=" + base.tlsDir().toAbsolutePath() + ",endpoint=client)");
+        }
         System.out.println("  controller : " + controller + "   (helio status, helio image show " + DEMO + ")");
         for (ControllerProcesses.Child child : children) {
             System.out.println("               " + child.target() + " is pid " + child.pid() + ", log " + child.log() + ": kill -9 " + child.pid()

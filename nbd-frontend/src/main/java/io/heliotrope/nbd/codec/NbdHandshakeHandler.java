@@ -9,14 +9,22 @@ import io.heliotrope.nbd.protocol.NbdErrors;
 import io.heliotrope.nbd.protocol.NbdSession;
 import io.heliotrope.nbd.protocol.NbdSession.SelectedContext;
 import io.heliotrope.nbd.protocol.OptionReply;
+import io.heliotrope.nbd.tls.ImageAuthorization.Access;
+import io.heliotrope.nbd.tls.NbdTls;
+import io.heliotrope.nbd.tls.TlsMode;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -40,9 +48,12 @@ import static io.heliotrope.nbd.protocol.NbdConstants.OPT_INFO;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_LIST;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_LIST_META_CONTEXT;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_SET_META_CONTEXT;
+import static io.heliotrope.nbd.protocol.NbdConstants.OPT_STARTTLS;
 import static io.heliotrope.nbd.protocol.NbdConstants.OPT_STRUCTURED_REPLY;
 import static io.heliotrope.nbd.protocol.NbdConstants.PREFERRED_BLOCK_SIZE;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_INVALID;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_POLICY;
+import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_TLS_REQD;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_TOO_BIG;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNKNOWN;
 import static io.heliotrope.nbd.protocol.NbdConstants.REP_ERR_UNSUP;
@@ -57,6 +68,14 @@ import static java.util.Objects.requireNonNull;
  * A client that has not chosen an export within {@value #HANDSHAKE_TIMEOUT_SECONDS} s is closed.
  * Replies are {@link OptionReply} messages, for the {@link OptionReplyEncoder} this handler
  * puts before itself while it runs.
+ *
+ * <p>With TLS ({@link NbdTls}), {@code NBD_OPT_STARTTLS} is acknowledged in plaintext, then an
+ * {@link SslHandler} goes first in the pipeline and everything negotiated before it is
+ * forgotten (structured replies, metadata contexts: a man in the middle could have injected
+ * them, nbdkit's CVE-2021-3716). Under {@link TlsMode#REQUIRE} every option but STARTTLS and
+ * ABORT is refused with {@code NBD_REP_ERR_TLS_REQD} before it, so nothing is listed or opened
+ * in plaintext. A TLS client lists and opens only what its identity's authorization allows,
+ * read-only where it may only read.
  */
 public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     private static final Logger log = LoggerFactory.getLogger(NbdHandshakeHandler.class);
@@ -77,6 +96,7 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     private final ExportCatalog catalog;
     private final List<MetaContext> metaContexts;
     private final Function<NbdSession, ChannelHandler> transmission;
+    private final NbdTls tls;
 
     private State state = State.CLIENT_FLAGS;
     private boolean noZeroes;
@@ -85,6 +105,11 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
     private List<SelectedContext> selectedContexts = List.of();
     private int option;
     private long optionLength;
+    private boolean tlsStarted;
+    /** Between the STARTTLS reply and the end of the TLS handshake: bytes the client sends then are not ours to read. */
+    private boolean tlsHandshaking;
+    /** The TLS client's identity, once its handshake succeeded. */
+    private String identity;
 
     /**
      * @param metaContexts the metadata contexts offered, in order; a selected context's id is its position plus one
@@ -92,9 +117,15 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
      * it is added after the request decoder and must close the session's device.
      */
     public NbdHandshakeHandler(ExportCatalog catalog, List<MetaContext> metaContexts, Function<NbdSession, ChannelHandler> transmission) {
+        this(catalog, metaContexts, transmission, NbdTls.OFF);
+    }
+
+    /** @param tls whether and how the server offers TLS */
+    public NbdHandshakeHandler(ExportCatalog catalog, List<MetaContext> metaContexts, Function<NbdSession, ChannelHandler> transmission, NbdTls tls) {
         this.catalog = requireNonNull(catalog, "catalog is null");
         this.metaContexts = List.copyOf(metaContexts);
         this.transmission = requireNonNull(transmission, "transmission is null");
+        this.tls = requireNonNull(tls, "tls is null");
     }
 
     @Override
@@ -171,12 +202,31 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         if (state == State.OPTION_DATA && in.readableBytes() >= optionLength) {
             state = State.OPTION_HEADER;
             handleOption(ctx, in.readSlice((int) optionLength));
+            if (tlsHandshaking && in.isReadable()) {
+                fail(ctx, in, "data sent before the reply to NBD_OPT_STARTTLS");
+            }
         }
     }
 
     private void handleOption(ChannelHandlerContext ctx, ByteBuf data) {
+        if (tls.mode() == TlsMode.REQUIRE && !tlsStarted && option != OPT_STARTTLS && option != OPT_ABORT) {
+            if (option == OPT_EXPORT_NAME) {
+                // NBD_OPT_EXPORT_NAME has no error reply: the protocol has the server end the session.
+                log.info("{}: closing connection: NBD_OPT_EXPORT_NAME without TLS, which this server requires", ctx.channel().remoteAddress());
+                state = State.DONE;
+                ctx.close();
+                return;
+            }
+            refuse(ctx, REP_ERR_TLS_REQD, "this server requires TLS: send NBD_OPT_STARTTLS first");
+            ctx.flush();
+            return;
+        }
         try {
             switch (option) {
+                case OPT_STARTTLS -> {
+                    OptionRequests.requireEmpty(data, "NBD_OPT_STARTTLS");
+                    startTls(ctx);
+                }
                 case OPT_EXPORT_NAME -> open(ctx, data.toString(StandardCharsets.UTF_8), List.of());
                 case OPT_ABORT -> {
                     reply(ctx, new OptionReply.Ack(option));
@@ -208,6 +258,69 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
             refuse(ctx, REP_ERR_INVALID, e.getMessage());
         }
         ctx.flush();
+    }
+
+    private void startTls(ChannelHandlerContext ctx) {
+        if (tls.mode() == TlsMode.OFF) {
+            refuse(ctx, REP_ERR_UNSUP, "TLS is not configured on this server");
+            return;
+        }
+        if (tlsStarted) {
+            refuse(ctx, REP_ERR_INVALID, "TLS is already on");
+            return;
+        }
+        reply(ctx, new OptionReply.Ack(option));
+        ctx.flush();
+        // Negotiated in plaintext, a man in the middle may have chosen it: TLS starts from nothing (nbdkit's CVE-2021-3716).
+        structuredReplies = false;
+        metaContextExport = null;
+        selectedContexts = List.of();
+        tlsStarted = true;
+        tlsHandshaking = true;
+        // The socket now carries TLS records: a write's payload can no longer be read straight into its room (PayloadReceiveAllocator).
+        ctx.channel().config().setRecvByteBufAllocator(new AdaptiveRecvByteBufAllocator());
+        ctx.pipeline().addFirst(ctx.name() + "-tls", tls.newHandler(ctx.alloc()));
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) throws Exception {
+        if (event instanceof SslHandshakeCompletionEvent done && tlsHandshaking) {
+            tlsHandshaking = false;
+            if (!done.isSuccess()) {
+                log.info("{}: closing connection: TLS handshake failed: {}", ctx.channel().remoteAddress(), done.cause().getMessage());
+                ctx.close();
+                return;
+            }
+            SSLSession session = ctx.pipeline().get(SslHandler.class).engine().getSession();
+            identity = NbdTls.identity(session);
+            log.debug("{}: {} {} as '{}'", ctx.channel().remoteAddress(), session.getProtocol(), session.getCipherSuite(), identity);
+        }
+        super.userEventTriggered(ctx, event);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        SSLException tlsFailure = cause instanceof SSLException direct ? direct : cause.getCause() instanceof SSLException wrapped ? wrapped : null;
+        if (tlsFailure != null) {
+            // A client without an acceptable certificate, or that is no TLS client: its problem, not a fault of ours.
+            log.info("{}: closing connection: TLS failed: {}", ctx.channel().remoteAddress(), tlsFailure.getMessage());
+            ctx.close();
+            return;
+        }
+        ctx.fireExceptionCaught(cause);
+    }
+
+    /** What the client may do with {@code image}: a plaintext client (tls: on) what it always could; a TLS client what its identity may. */
+    private Access access(String image) {
+        if (!tlsStarted) {
+            return Access.WRITE;
+        }
+        return identity == null ? Access.NONE : tls.authorization().access(identity, image);
+    }
+
+    private void denied(ChannelHandlerContext ctx, String image) {
+        log.info("{}: '{}' may not open image {}", ctx.channel().remoteAddress(), identity, image);
+        refuse(ctx, REP_ERR_POLICY, "'" + identity + "' may not open " + image);
     }
 
     /**
@@ -242,7 +355,9 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
                 refused(ctx, "listing the exports", catalog.translate(failure));
             } else {
                 for (ListedExport export : exports) {
-                    reply(ctx, new OptionReply.Server(option, export.name(), export.description()));
+                    if (access(export.name()) != Access.NONE) {
+                        reply(ctx, new OptionReply.Server(option, export.name(), export.description()));
+                    }
                 }
                 reply(ctx, new OptionReply.Ack(option));
             }
@@ -253,11 +368,16 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
 
     /** Answers {@code NBD_OPT_INFO} with what the catalog tells of the export, which need not open it. */
     private void info(ChannelHandlerContext ctx, String name, List<Integer> infoRequests) {
+        Access access = access(name);
+        if (access == Access.NONE) {
+            denied(ctx, name);
+            return;
+        }
         later(ctx, () -> catalog.details(name), details -> {}, (details, failure) -> {
             if (failure != null) {
                 refused(ctx, name + ": info", catalog.translate(failure));
             } else {
-                sendInfo(ctx, name, details, infoRequests);
+                sendInfo(ctx, name, access == Access.READ ? details.asReadOnly() : details, infoRequests);
             }
             ctx.flush();
             resume(ctx, State.OPTION_HEADER);
@@ -266,16 +386,30 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
 
     private void open(ChannelHandlerContext ctx, String name, List<Integer> infoRequests) {
         int openedBy = option;
+        Access access = access(name);
+        if (access == Access.NONE) {
+            if (openedBy == OPT_EXPORT_NAME) {
+                log.info("{}: closing connection: '{}' may not open image {}", ctx.channel().remoteAddress(), identity, name);
+                state = State.DONE;
+                ctx.close();
+            } else {
+                denied(ctx, name);
+            }
+            return;
+        }
+        boolean readOnly = access == Access.READ;
         later(ctx, () -> catalog.open(name), BlockDevice::close, (device, failure) -> {
             if (failure != null) {
                 openFailed(ctx, name, openedBy, failure);
-            } else if (openedBy == OPT_EXPORT_NAME) {
-                exportNameReply(ctx, device);
-                startTransmission(ctx, name, device);
-            } else {
-                sendInfo(ctx, name, ExportDetails.of(device), infoRequests);
-                startTransmission(ctx, name, device);
+                return;
             }
+            ExportDetails details = readOnly ? ExportDetails.of(device).asReadOnly() : ExportDetails.of(device);
+            if (openedBy == OPT_EXPORT_NAME) {
+                exportNameReply(ctx, details);
+            } else {
+                sendInfo(ctx, name, details, infoRequests);
+            }
+            startTransmission(ctx, name, device, readOnly);
         });
     }
 
@@ -305,10 +439,10 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         }
     }
 
-    private void exportNameReply(ChannelHandlerContext ctx, BlockDevice device) {
+    private void exportNameReply(ChannelHandlerContext ctx, ExportDetails export) {
         ByteBuf buf = ctx.alloc().buffer(noZeroes ? 10 : 134);
-        buf.writeLong(device.size());
-        buf.writeShort(NbdSession.transmissionFlags(ExportDetails.of(device), structuredReplies));
+        buf.writeLong(export.size());
+        buf.writeShort(NbdSession.transmissionFlags(export, structuredReplies));
         if (!noZeroes) {
             buf.writeZero(124);
         }
@@ -326,9 +460,9 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
         ctx.flush();
     }
 
-    private void startTransmission(ChannelHandlerContext ctx, String name, BlockDevice device) {
+    private void startTransmission(ChannelHandlerContext ctx, String name, BlockDevice device, boolean readOnly) {
         state = State.DONE;
-        NbdSession session = new NbdSession(name, device, structuredReplies, name.equals(metaContextExport) ? selectedContexts : List.of());
+        NbdSession session = new NbdSession(name, device, structuredReplies, name.equals(metaContextExport) ? selectedContexts : List.of(), readOnly);
         ChannelHandler handler;
         try {
             handler = transmission.apply(session);
@@ -351,6 +485,10 @@ public final class NbdHandshakeHandler extends ByteToMessageDecoder {
             return;
         }
         OptionRequests.MetaContextQuery query = OptionRequests.metaContext(data);
+        if (access(query.exportName()) == Access.NONE) {
+            denied(ctx, query.exportName());
+            return;
+        }
         if (!catalog.exists(query.exportName())) {
             refuse(ctx, REP_ERR_UNKNOWN, "unknown export: " + query.exportName());
             return;

@@ -28,6 +28,7 @@ public final class NbdConstants {
     public static final int OPT_EXPORT_NAME = 1;
     public static final int OPT_ABORT = 2;
     public static final int OPT_LIST = 3;
+    public static final int OPT_STARTTLS = 5;
     public static final int OPT_INFO = 6;
     public static final int OPT_GO = 7;
     public static final int OPT_STRUCTURED_REPLY = 8;
@@ -41,6 +42,7 @@ public final class NbdConstants {
     public static final int REP_ERR_UNSUP = 0x80000001;
     public static final int REP_ERR_POLICY = 0x80000002;
     public static final int REP_ERR_INVALID = 0x80000003;
+    public static final int REP_ERR_TLS_REQD = 0x80000005;
     public static final int REP_ERR_UNKNOWN = 0x80000006;
     public static final int REP_ERR_SHUTDOWN = 0x80000007;
     public static final int REP_ERR_TOO_BIG = 0x80000009;

@@ -19,9 +19,10 @@ import static java.util.Objects.requireNonNull;
 
 /**
  * What a connection negotiated in the handshake, and the device it opened; BLOCK_STATUS
- * reports the selected metadata contexts, if any, in this order.
+ * reports the selected metadata contexts, if any, in this order. With {@code readOnly} the
+ * client may only read, whatever the device allows (its TLS identity's authorization).
  */
-public record NbdSession(String exportName, BlockDevice device, boolean structuredReplies, List<SelectedContext> metaContexts) {
+public record NbdSession(String exportName, BlockDevice device, boolean structuredReplies, List<SelectedContext> metaContexts, boolean readOnly) {
     public NbdSession {
         requireNonNull(exportName, "exportName is null");
         requireNonNull(device, "device is null");
@@ -36,7 +37,8 @@ public record NbdSession(String exportName, BlockDevice device, boolean structur
     }
 
     public int transmissionFlags() {
-        return transmissionFlags(ExportDetails.of(device), structuredReplies);
+        ExportDetails details = ExportDetails.of(device);
+        return transmissionFlags(readOnly ? details.asReadOnly() : details, structuredReplies);
     }
 
     /**

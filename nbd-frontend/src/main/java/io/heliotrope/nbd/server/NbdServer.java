@@ -5,6 +5,7 @@ import io.heliotrope.nbd.MetaContext;
 import io.heliotrope.nbd.codec.NbdHandshakeHandler;
 import io.heliotrope.nbd.codec.NbdReplyEncoder;
 import io.heliotrope.nbd.codec.PayloadReceiveAllocator;
+import io.heliotrope.nbd.tls.NbdTls;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -45,6 +46,12 @@ public final class NbdServer implements AutoCloseable {
 
     /** @param metaContexts offered to clients in this order, e.g. {@link BaseAllocation} */
     public NbdServer(NbdServerConfig config, ExportCatalog catalog, List<MetaContext> metaContexts, NbdMetrics metrics) {
+        this(config, catalog, metaContexts, metrics, NbdTls.OFF);
+    }
+
+    /** @param tls whether clients may, or must, turn their connections into TLS, and what each identity may open */
+    public NbdServer(NbdServerConfig config, ExportCatalog catalog, List<MetaContext> metaContexts, NbdMetrics metrics, NbdTls tls) {
+        requireNonNull(tls, "tls is null");
         requireNonNull(config, "config is null");
         requireNonNull(catalog, "catalog is null");
         requireNonNull(metrics, "metrics is null");
@@ -68,7 +75,7 @@ public final class NbdServer implements AutoCloseable {
                         channel.config().setRecvByteBufAllocator(new PayloadReceiveAllocator());
                         channel.pipeline()
                                 .addLast("replies", NbdReplyEncoder.INSTANCE)
-                                .addLast("handshake", new NbdHandshakeHandler(catalog, contexts, session -> new NbdTransmissionHandler(session, metrics, catalog::translate)));
+                                .addLast("handshake", new NbdHandshakeHandler(catalog, contexts, session -> new NbdTransmissionHandler(session, metrics, catalog::translate), tls));
                     }
                 });
         try {
@@ -77,8 +84,8 @@ public final class NbdServer implements AutoCloseable {
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
             throw e;
         }
-        log.info("NBD server listening on {} ({}, event loops poll for up to {} µs before they sleep)", serverChannel.localAddress(), epoll ? "epoll" : "nio",
-                config.poll().toNanos() / 1000);
+        log.info("NBD server listening on {} ({}, event loops poll for up to {} µs before they sleep, tls: {})", serverChannel.localAddress(),
+                epoll ? "epoll" : "nio", config.poll().toNanos() / 1000, tls.mode());
     }
 
     public InetSocketAddress localAddress() {

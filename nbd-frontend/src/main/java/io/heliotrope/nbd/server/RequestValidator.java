@@ -32,7 +32,7 @@ final class RequestValidator {
                 return offset == 0 && length == 0 ? NbdError.OK : NbdError.EINVAL;
             }
             case WRITE, TRIM, WRITE_ZEROES -> {
-                if (device.isReadOnly()) {
+                if (device.isReadOnly() || session.readOnly()) {
                     return NbdError.EPERM;
                 }
                 if (command == NbdCommand.TRIM && !device.canTrim()) {

@@ -1,6 +1,7 @@
 package io.heliotrope.storage.server;
 
 import io.heliotrope.nbd.server.NbdServerConfig;
+import io.heliotrope.nbd.tls.TlsMode;
 import io.heliotrope.storage.pull.PullOrder;
 
 import java.nio.file.Path;
@@ -46,6 +47,13 @@ import static java.util.Objects.requireNonNullElse;
  * <p>For the scheduler's placements the site registers {@code vmMemoryBytes}, the memory it
  * gives its VMs all together (default 0: no limit), and {@code intraSiteRtt}, the round trip
  * between two of its hosts, L(x, x) of the RTT matrix (default 1 ms).
+ *
+ * <p>{@code tls} is whether NBD clients may ({@code on}) or must ({@code require}) turn their
+ * connections into TLS (default {@code off}), with the certificates of {@code tlsDir} (the
+ * layout of nbdkit, qemu and libnbd: ca-cert.pem, server-cert.pem, server-key.pem,
+ * optionally ca-crl.pem); {@code tlsAuthz}, which needs {@code require}, is the file of
+ * {@code IDENTITY IMAGE-GLOB ro|rw} lines saying which client certificates may open which
+ * images (default: every certificate of the CA, every image).
  */
 public record SiteConfig(
         String site,
@@ -74,7 +82,10 @@ public record SiteConfig(
         PullOrder pullOrder,
         Integer peerBulkConnections,
         Boolean handoffBoost,
-        Duration leaseHold) {
+        Duration leaseHold,
+        TlsMode tls,
+        Path tlsDir,
+        Path tlsAuthz) {
     public static final Duration DEFAULT_INTRA_SITE_RTT = Duration.ofMillis(1);
     public static final int DEFAULT_NBD_PORT = 10809;
     public static final int DEFAULT_GRPC_PORT = 7410;
@@ -129,14 +140,21 @@ public record SiteConfig(
     public SiteConfig forSite(String name, Path data, int nbd, int grpc, int metrics, String controllerAddress, Map<String, String> peerAddresses) {
         return new SiteConfig(name, data, store, bind, nbd, grpc, metrics, ioThreads, nbdPoll, blockCacheBytes, controllerAddress, checkpointInterval,
                 checkpointBlocks, openWait, peerAddresses, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu, vmMemoryBytes,
-                intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold);
+                intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold, tls, tlsDir, tlsAuthz);
     }
 
     /** This configuration with incoming migrations on the ports from {@code firstPort} on, and these links to other sites' migration ports. */
     public SiteConfig withMigration(int firstPort, Map<String, String> peerLinks) {
         return new SiteConfig(site, dataDir, store, bind, nbdPort, grpcPort, metricsPort, ioThreads, nbdPoll, blockCacheBytes, controller,
                 checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, firstPort, migrationPorts, peerLinks, qemu,
-                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold);
+                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold, tls, tlsDir, tlsAuthz);
+    }
+
+    /** This configuration with NBD over TLS in {@code mode}, from the certificates of {@code dir}. */
+    public SiteConfig withNbdTls(TlsMode mode, Path dir) {
+        return new SiteConfig(site, dataDir, store, bind, nbdPort, grpcPort, metricsPort, ioThreads, nbdPoll, blockCacheBytes, controller,
+                checkpointInterval, checkpointBlocks, openWait, peers, fetchTimeout, peerConnections, migrationPort, migrationPorts, peerMigration, qemu,
+                vmMemoryBytes, intraSiteRtt, pullOrder, peerBulkConnections, handoffBoost, leaseHold, mode, dir, tlsAuthz);
     }
 
     /** The local ports incoming migrations listen on. */
@@ -174,6 +192,13 @@ public record SiteConfig(
         peerBulkConnections = requireNonNullElse(peerBulkConnections, DEFAULT_PEER_BULK_CONNECTIONS);
         handoffBoost = requireNonNullElse(handoffBoost, true);
         leaseHold = requireNonNullElse(leaseHold, DEFAULT_LEASE_HOLD);
+        tls = requireNonNullElse(tls, TlsMode.OFF);
+        if (tls != TlsMode.OFF && tlsDir == null) {
+            throw new IllegalArgumentException("tls: " + tls + " needs tlsDir, a directory with ca-cert.pem, server-cert.pem and server-key.pem");
+        }
+        if (tlsAuthz != null && tls != TlsMode.REQUIRE) {
+            throw new IllegalArgumentException("tlsAuthz needs tls: require (with tls: " + tls + " a plaintext client would pass by it)");
+        }
         if (leaseHold.isNegative() || leaseHold.compareTo(Duration.ofHours(1)) > 0) {
             throw new IllegalArgumentException("leaseHold must be between 0s and 1h: " + leaseHold);
         }

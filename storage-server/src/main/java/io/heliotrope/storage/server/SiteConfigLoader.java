@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.deser.std.FromStringDeserializer;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.heliotrope.error.ErrorCode;
@@ -50,6 +51,10 @@ public final class SiteConfigLoader {
                 List<String> addresses = new ArrayList<>();
                 controllers.forEach(address -> addresses.add(address.asText()));
                 tree.put("controller", String.join(",", addresses));
+            }
+            if (tree.get("tls") instanceof BooleanNode tls) {
+                // YAML 1.1 reads a bare on or off as a boolean.
+                tree.put("tls", tls.booleanValue() ? "on" : "off");
             }
             overrides.forEach((key, value) -> {
                 if (value != null) {

@@ -11,6 +11,8 @@ import io.heliotrope.nbd.server.BaseAllocation;
 import io.heliotrope.nbd.server.NbdMetrics;
 import io.heliotrope.nbd.server.NbdServer;
 import io.heliotrope.nbd.server.NbdServerConfig;
+import io.heliotrope.nbd.tls.NbdTls;
+import io.heliotrope.nbd.tls.TlsDirectory;
 import io.heliotrope.scheduler.runner.QemuRunner;
 import io.heliotrope.scheduler.runner.RunnerConfig;
 import io.heliotrope.scheduler.runner.grpc.VmRunnerGrpcService;
@@ -75,6 +77,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.nio.file.Path;
@@ -175,7 +178,7 @@ public final class StorageServer implements AutoCloseable {
             ExecutorService openCalls = pool("site-opens", OPEN_THREADS, QUEUED_PER_IMAGE);
             ImageExports exports = new ImageExports(sessions, devices, openCalls);
             nbd = new NbdServer(new NbdServerConfig(new InetSocketAddress(config.bind(), config.nbdPort()), 0, config.nbdPoll()), new NbdExports(exports),
-                    List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry));
+                    List.of(new BaseAllocation(), new Locality()), new NbdMetrics(registry), nbdTls(config));
             components.push(nbd);
             handoffs = controlled == null ? null : new SiteHandoffs(config.site(), controlled, exports, replicas.boosts(),
                     new GrpcHandoffPeers(config.site(), links.peers(), config.fetchTimeout()), sessionCalls, pool("site-handoff", HANDOFF_THREADS, QUEUED_CALLS),
@@ -215,6 +218,15 @@ public final class StorageServer implements AutoCloseable {
         }
         log.info("site {}: NBD on {}, gRPC on {}:{}, metrics on port {}, store {}",
                 config.site(), nbd.localAddress(), config.bind(), grpc.getPort(), metrics.port(), config.store().name().toLowerCase(java.util.Locale.ROOT));
+    }
+
+    /** TLS for the NBD server as the site's configuration asks, its certificates read now: a mistake in them fails the start, naming the file. */
+    private static NbdTls nbdTls(SiteConfig config) {
+        try {
+            return NbdTls.load(config.tls(), config.tlsDir() == null ? null : new TlsDirectory(config.tlsDir()), config.tlsAuthz());
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "site " + config.site() + ": NBD TLS: " + e.getMessage(), e);
+        }
     }
 
     /**

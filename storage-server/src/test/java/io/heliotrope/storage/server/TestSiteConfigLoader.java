@@ -1,5 +1,6 @@
 package io.heliotrope.storage.server;
 
+import io.heliotrope.nbd.tls.TlsMode;
 import io.heliotrope.storage.pull.PullOrder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +28,8 @@ class TestSiteConfigLoader {
                 "0.0.0.0", 10810, 7411, 9411, 8, Duration.ofNanos(250_000), 1L << 30, "ctl.example:7400", Duration.ofMillis(2500), 1000L,
                 Duration.ofSeconds(30), Map.of("us-west", "127.0.0.1:17411"), Duration.ofSeconds(3), 2,
                 7500, 2, Map.of("us-west", "127.0.0.1:17500,127.0.0.1:17501"), "/opt/qemu/bin/qemu-system-x86_64", 8L << 30,
-                Duration.ofNanos(250_000), PullOrder.BLOCK, 3, false, Duration.ofSeconds(45)));
+                Duration.ofNanos(250_000), PullOrder.BLOCK, 3, false, Duration.ofSeconds(45), TlsMode.REQUIRE, Path.of("/etc/heliotrope/tls"),
+                Path.of("/etc/heliotrope/nbd-authz")));
         assertThat(config.incomingMigrationPorts()).containsExactly(7500, 7501);
         assertThat(config.localHost()).isEqualTo("127.0.0.1");
     }
@@ -41,12 +43,25 @@ class TestSiteConfigLoader {
         SiteConfig config = SiteConfigLoader.load(file, flags);
         assertThat(config).isEqualTo(new SiteConfig("local", Path.of("/data"), SiteConfig.StoreKind.ROCKSDB,
                 "127.0.0.1", 2, 7410, 9410, null, Duration.ofNanos(50_000), 256L << 20, null, Duration.ofSeconds(5), 65_536L,
-                Duration.ofSeconds(10), Map.of(), Duration.ofSeconds(10), 4, 7420, 4, Map.of(), "qemu-system-x86_64", 0L, Duration.ofMillis(1), null, null, null, null));
+                Duration.ofSeconds(10), Map.of(), Duration.ofSeconds(10), 4, 7420, 4, Map.of(), "qemu-system-x86_64", 0L, Duration.ofMillis(1), null, null, null, null, null, null, null));
         assertThat(config.pullOrder()).isEqualTo(PullOrder.HEAT);
         assertThat(config.leaseHold()).isEqualTo(SiteConfig.DEFAULT_LEASE_HOLD);
         assertThat(config.controllers()).isEmpty();
         assertThat(config.peerBulkConnections()).isEqualTo(SiteConfig.DEFAULT_PEER_BULK_CONNECTIONS);
         assertThat(config.handoffBoost()).isTrue();
+        assertThat(config.tls()).isEqualTo(TlsMode.OFF);
+    }
+
+    @Test
+    void takesTheNbdTlsModeAsYamlWritesItAndChecksWhatItNeeds() throws IOException {
+        for (String mode : new String[] {"off", "on", "require", "ON"}) {
+            Path file = Files.writeString(directory.resolve(mode + ".yaml"), "dataDir: /data\ntls: " + mode + "\ntlsDir: /tls\n");
+            assertThat(SiteConfigLoader.load(file, Map.of()).tls()).isEqualTo(TlsMode.parse(mode));
+        }
+        assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "tls", TlsMode.ON)))
+                .hasMessageContaining("tls: on needs tlsDir");
+        assertThatThrownBy(() -> SiteConfigLoader.load(null, Map.of("store", "memory", "tls", TlsMode.ON, "tlsDir", Path.of("/tls"), "tlsAuthz", Path.of("/a"))))
+                .hasMessageContaining("tlsAuthz needs tls: require");
     }
 
     @Test
