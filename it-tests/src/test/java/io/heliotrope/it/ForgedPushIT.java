@@ -4,6 +4,8 @@ import com.google.protobuf.ByteString;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.heliotrope.proto.storage.v1.PeerImage;
 import io.heliotrope.proto.storage.v1.PeerServiceGrpc;
@@ -17,11 +19,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import static io.heliotrope.it.Tools.helio;
 import static io.heliotrope.it.Tools.ok;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Peers cannot forge data (issue 27 item 5, first part): pushes sent straight to a site's
@@ -29,6 +33,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with another identity, or the real identity with a wrong size, make no copy and hold no
  * block there; each is counted by its reason. The site serves on: a sync write at another
  * site, whose first push makes the copy there as the catalog has it, and a read of it there.
+ * While the controller is down, a push for an image the site has no copy of fails as
+ * retryable, and the retry is taken once the controller is back.
  */
 class ForgedPushIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
@@ -75,12 +81,44 @@ class ForgedPushIT {
         }
     }
 
+    @Test
+    void aPushWhileTheControllerIsDownIsRefusedAsRetryableAndTakenOnceItIsBack() throws Exception {
+        String target = cluster.controller(0).target();
+        try (TestingSite b = TestingSite.start("--site", "site-b", "--controller", target)) {
+            helio("image", "create", "offline", "--size", "16M", "--controller", target).assertSuccess();
+            PeerImage offline = image(cluster.client(0).status("offline").getConfig().getUuid(), "offline", SIZE);
+            ManagedChannel channel = Grpc.newChannelBuilder(b.grpcTarget(), InsecureChannelCredentials.create()).build();
+            try {
+                cluster.controller(0).kill9();
+                assertThatThrownBy(() -> push(channel, offline)).as("a push the catalog cannot confirm")
+                        .rootCause().isInstanceOf(StatusRuntimeException.class)
+                        .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+                assertThat(b.image("ls").assertSuccess().stdout()).as("site-b's copies").doesNotContain("offline");
+                assertThat(b.metric("heliotrope_peer_refused_total{reason=\"catalog_unavailable\"}")).isEqualTo(1.0);
+                assertThat(b.log()).contains("offline: a peer's push or fence refused, no copy made here: the controller's catalog could not be asked");
+
+                cluster.controller(0).restart();
+                // The sender's retry: taken once the catalog answers again.
+                Await.until("a push taken with the controller back", TIMEOUT, () -> {
+                    try {
+                        return push(channel, offline).equals(List.of(true));
+                    } catch (CompletionException e) {
+                        return false;
+                    }
+                });
+                assertThat(b.image("ls").assertSuccess().stdout()).as("site-b's copies").contains("offline");
+            } finally {
+                channel.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
     private static PeerImage image(String identity, String name, long sizeBytes) {
         return PeerImage.newBuilder().setIdentity(identity).setName(name).setSizeBytes(sizeBytes).build();
     }
 
     /** One push of one block with data, of a late epoch, answered with whether the site stored it. */
-    private static List<Boolean> push(ManagedChannel channel, PeerImage image) throws Exception {
+    private static List<Boolean> push(ManagedChannel channel, PeerImage image) {
         CompletableFuture<PushResponse> answer = new CompletableFuture<>();
         StreamObserver<PushRequest> requests = PeerServiceGrpc.newStub(channel).withDeadlineAfter(30, TimeUnit.SECONDS).push(new StreamObserver<>() {
             @Override
@@ -101,6 +139,6 @@ class ForgedPushIT {
         requests.onNext(PushRequest.newBuilder().setImage(image).addBlocks(0).addVersions(Version.compose(1_000, 1))
                 .addData(ByteString.copyFrom(new byte[4096])).build());
         requests.onCompleted();
-        return answer.get(30, TimeUnit.SECONDS).getStoredList();
+        return answer.orTimeout(30, TimeUnit.SECONDS).join().getStoredList();
     }
 }
