@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import static io.heliotrope.storage.BlockStore.BLOCK_SIZE;
@@ -44,6 +45,10 @@ import static java.util.Objects.requireNonNull;
  * images had identities is found by its name as everywhere else on the site. A block the
  * image does not have (beyond its size) is not here, and a copy of it is not stored.
  *
+ * <p>A push or fence for an image this site has no copy of makes the copy only when the
+ * {@link CopyAdmission} admits it, with the size it gives (the controller's catalog's, not
+ * the peer's); refused, no copy of the push is held. A copy that exists costs no such check.
+ *
  * <p>For the recovery of a dead {@code sync} holding, the recovering site fences the dead
  * epochs here ({@link #fence}: pushed copies of them are refused from then on, across
  * restarts, as the fence is kept in the {@link ViewCache}) and then collects the copies of
@@ -56,6 +61,7 @@ public final class PeerService {
     private final LocalCopies copies;
     private final ViewCache fences;
     private final PushPolicy policy;
+    private final CopyAdmission admission;
     private final ExecutorService storeCalls;
     private final ExecutorService bulkCalls;
     /**
@@ -72,15 +78,17 @@ public final class PeerService {
 
     /**
      * @param fences the view cache of {@code store}, which keeps the fences
+     * @param admission decides whether a peer may make this site's copy of an image, and its size
      * @param storeCalls runs the store calls of every request but background fetches
      * @param bulkCalls runs the store calls of background fetches (a pull's batches), so that
      *        foreground fetches never wait behind them: {@code site-peer-bulk}, one thread
      */
-    public PeerService(BlockStore store, ViewCache fences, PushPolicy policy, ExecutorService storeCalls, ExecutorService bulkCalls) {
+    public PeerService(BlockStore store, ViewCache fences, PushPolicy policy, CopyAdmission admission, ExecutorService storeCalls, ExecutorService bulkCalls) {
         this.store = requireNonNull(store, "store is null");
         this.copies = new LocalCopies(store);
         this.fences = requireNonNull(fences, "fences is null");
         this.policy = requireNonNull(policy, "policy is null");
+        this.admission = requireNonNull(admission, "admission is null");
         this.storeCalls = requireNonNull(storeCalls, "storeCalls is null");
         this.bulkCalls = requireNonNull(bulkCalls, "bulkCalls is null");
         this.durable = new GroupSync(store::sync, storeCalls);
@@ -101,23 +109,26 @@ public final class PeerService {
 
     /**
      * Stores the copies that the push policy's rule accepts, durably, making this site's copy
-     * of the image first when it has none. Refuses every copy when another image (of another
-     * identity) holds the name here. Completes with, per copy, whether this site holds it
-     * now: stored, or a version at least as new already here (pushes of one block may
-     * arrive out of order). A copy refused by the fence or the policy is not held.
+     * of the image first when it has none and the admission allows. Refuses every copy when
+     * another image (of another identity) holds the name here, or the admission refuses the
+     * copy. Completes with, per copy, whether this site holds it now: stored, or a version at
+     * least as new already here (pushes of one block may arrive out of order). A copy refused
+     * by the fence or the policy is not held.
      */
     public CompletableFuture<boolean[]> push(ImageRef image, List<Copy> copies) {
-        return call(image, () -> storeCopies(image, copies)).thenCompose(held -> durable.request().thenApply(synced -> held));
+        return withCopy(image, local -> storeCopies(image, local, copies), () -> new boolean[copies.size()])
+                .thenCompose(held -> durable.request().thenApply(synced -> held));
     }
 
     /**
      * Refuses pushed copies of {@code image} from epochs below {@code belowEpoch} from now on,
-     * durably, making this site's copy of the image first when it has none; completes with the
-     * fence in force once no push that was let through under a lower fence is still storing.
-     * When the name is another image's here, no copy of this one can land anyway.
+     * durably, making this site's copy of the image first when it has none (as a push does);
+     * completes with the fence in force once no push that was let through under a lower fence
+     * is still storing. When the name is another image's here, or no copy may be made, no copy
+     * of this one can land anyway.
      */
     public CompletableFuture<Long> fence(ImageRef image, long belowEpoch) {
-        return call(image, () -> raiseFence(image, belowEpoch));
+        return withCopy(image, local -> raiseFence(image, local, belowEpoch), () -> belowEpoch);
     }
 
     /** The blocks whose local copy of {@code image} has a version of the epochs {@code firstEpoch} to {@code lastEpoch}, in block order. */
@@ -134,10 +145,9 @@ public final class PeerService {
         });
     }
 
-    private long raiseFence(ImageRef ref, long belowEpoch) {
+    private long raiseFence(ImageRef ref, Optional<ImageInfo> image, long belowEpoch) {
         fencing.writeLock().lock();
         try {
-            Optional<ImageInfo> image = copyFor(ref);
             if (image.isEmpty()) {
                 return belowEpoch;
             }
@@ -175,9 +185,8 @@ public final class PeerService {
         return copies;
     }
 
-    private boolean[] storeCopies(ImageRef ref, List<Copy> copies) {
+    private boolean[] storeCopies(ImageRef ref, Optional<ImageInfo> found, List<Copy> copies) {
         boolean[] stored = new boolean[copies.size()];
-        Optional<ImageInfo> found = copyFor(ref);
         if (found.isEmpty()) {
             log.debug("{}: push of {} blocks refused: the name is another image's here, not a copy of {}", ref.name(), copies.size(), ref.identity());
             return stored;
@@ -213,16 +222,26 @@ public final class PeerService {
         return stored;
     }
 
-    /** This site's copy of the image, made now when there is none; empty when the name is another image's. */
-    private Optional<ImageInfo> copyFor(ImageRef ref) {
-        // One look: a copy another push makes between two looks would otherwise read as another image's name here.
-        ImageInfo found = copies.find(ref.name());
-        if (found != null) {
-            return Optional.of(found).filter(image -> image.isCopyOf(ref.identity()));
-        }
+    /**
+     * Runs {@code work} where store calls run, on this site's copy of the image (empty when the
+     * name is another image's here). When there is no copy, asks the admission first: refused,
+     * the call completes with {@code refused}; admitted, the copy is made with the size it gives.
+     */
+    private <T> CompletableFuture<T> withCopy(ImageRef ref, Function<Optional<ImageInfo>, T> work, Supplier<T> refused) {
+        return call(ref, () -> {
+            // One look: a copy another push makes between two looks would otherwise read as another image's name here.
+            ImageInfo found = copies.find(ref.name());
+            return found == null ? Optional.<T>empty() : Optional.of(work.apply(Optional.of(found).filter(image -> image.isCopyOf(ref.identity()))));
+        }).thenCompose(done -> done.isPresent() ? CompletableFuture.completedFuture(done.get()) : admission.sizeOf(ref).thenCompose(size -> size.isPresent()
+                ? call(ref, () -> work.apply(copyFor(ref, size.getAsLong())))
+                : CompletableFuture.completedFuture(refused.get())));
+    }
+
+    /** This site's copy of the image, made now with {@code sizeBytes} when there is none; empty when the name is another image's. */
+    private Optional<ImageInfo> copyFor(ImageRef ref, long sizeBytes) {
         try {
-            ImageInfo created = copies.create(ref.name(), ref.identity(), ref.sizeBytes());
-            log.info("{}: copy of image {} made for a peer", ref.name(), ref.identity());
+            ImageInfo created = copies.create(ref.name(), ref.identity(), sizeBytes);
+            log.info("{}: copy of image {} made for a peer, {} bytes as the controller's catalog has it", ref.name(), ref.identity(), sizeBytes);
             return Optional.of(created);
         } catch (HeliotropeException e) {
             if (e.code() != ErrorCode.IMAGE_EXISTS) {

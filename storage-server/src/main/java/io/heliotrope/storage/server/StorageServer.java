@@ -34,6 +34,7 @@ import io.heliotrope.storage.view.Background;
 import io.heliotrope.storage.image.mode.ModeDevices;
 import io.heliotrope.storage.image.mode.ModeReplicators;
 import io.heliotrope.storage.image.mode.SyncContext;
+import io.heliotrope.storage.peer.CatalogCheck;
 import io.heliotrope.storage.peer.PeerFetcher;
 import io.heliotrope.storage.peer.PeerMetrics;
 import io.heliotrope.storage.peer.PeerMetrics.Traffic;
@@ -162,7 +163,7 @@ public final class StorageServer implements AutoCloseable {
             }
             components.push(() -> BoundedExecutors.shutdown(sessionCalls, SHUTDOWN_PATIENCE));
             WanWaits waits = StorageMetrics.wanWaits(registry);
-            Replicas replicas = controlled == null ? null : replicas(registry, store, view, controlled, links, waits);
+            Replicas replicas = controlled == null ? null : replicas(registry, store, view, controller, controlled, links, waits);
 
             int storeThreads = config.storeThreads();
             Executor storeCalls = storeThreads > 0 ? pool("site-io", storeThreads, QUEUED_PER_IMAGE) : Runnable::run;
@@ -257,7 +258,8 @@ public final class StorageServer implements AutoCloseable {
      * fetcher, the propagation manager and the replication modes. Pushes land only in
      * images that are not open for write here.
      */
-    private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, ControllerSessions sessions, Links links, WanWaits waits) {
+    private Replicas replicas(PrometheusMeterRegistry registry, BlockStore store, ViewCache view, Controller controller, ControllerSessions sessions, Links links,
+                             WanWaits waits) {
         RegisteredSites sites = links.sites();
         PeerMetrics peerMetrics = links.metrics();
         GrpcPeers peers = links.peers();
@@ -270,8 +272,9 @@ public final class StorageServer implements AutoCloseable {
                 PropagationConfig.DEFAULT.withAnswerWithin(config.fetchTimeout().dividedBy(2)), new PropagationMetrics(registry));
         components.push(propagation);
         // Asked under the store's write lock, with the check of each copy: an open that starts after it finds the copy.
+        // A copy a peer makes here is of an image of the catalog, asked within the time a peer call has.
         PeerService service = new PeerService(store, view, image -> (copy, local) -> !sessions.holdsForWrite(image.name()) && CopyRule.NEWER.accepts(copy, local),
-                peerStore, pool("site-peer-bulk", 1, QUEUED_CALLS));
+                new CatalogCheck(name -> controller.image(name, config.fetchTimeout().dividedBy(2)), registry), peerStore, pool("site-peer-bulk", 1, QUEUED_CALLS));
         ScheduledThreadPoolExecutor syncTimers = BoundedExecutors.scheduled("site-sync", 1, QUEUED_PER_IMAGE);
         components.push(() -> BoundedExecutors.shutdown(syncTimers, SHUTDOWN_PATIENCE));
         // A sync write waits for a site as long as an open waits for the recovery that needs one.

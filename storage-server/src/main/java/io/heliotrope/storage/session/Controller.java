@@ -190,13 +190,14 @@ public interface Controller extends AutoCloseable {
     }
 
     /**
-     * An image of the catalog: {@code holder} holds its write lease (empty: nobody), {@code home}
-     * is empty until chosen, and {@code currentBlocks} gives, per site, the blocks whose latest
-     * committed version it holds.
+     * An image of the catalog: {@code identity} tells it from an earlier image of its name,
+     * {@code holder} holds its write lease (empty: nobody), {@code home} is empty until chosen,
+     * and {@code currentBlocks} gives, per site, the blocks whose latest committed version it holds.
      */
-    record CatalogImage(String name, long sizeBytes, Replication.Mode mode, String home, String holder, Map<String, Long> currentBlocks) {
+    record CatalogImage(String name, UUID identity, long sizeBytes, Replication.Mode mode, String home, String holder, Map<String, Long> currentBlocks) {
         public CatalogImage {
             requireNonNull(name, "name is null");
+            requireNonNull(identity, "identity is null");
             requireNonNull(mode, "mode is null");
             requireNonNull(home, "home is null");
             requireNonNull(holder, "holder is null");

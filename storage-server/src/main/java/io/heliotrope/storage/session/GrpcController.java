@@ -175,7 +175,7 @@ public final class GrpcController implements Controller {
         stub.getImage(GetImageRequest.newBuilder().setName(name).build(), status);
         return status.thenApply(image -> {
             ImageConfig config = image.getConfig();
-            return new CatalogImage(config.getName(), config.getSizeBytes(), mode(config), config.getHome(), image.getLease().getHolder(),
+            return new CatalogImage(config.getName(), UUID.fromString(config.getUuid()), config.getSizeBytes(), mode(config), config.getHome(), image.getLease().getHolder(),
                     image.getCurrentBlocksList().stream().collect(Collectors.toMap(SiteBlocks::getSite, SiteBlocks::getBlocks, Long::sum)));
         });
     }

@@ -40,7 +40,7 @@ class TestPeerService {
     private final MemoryBlockStore store = new MemoryBlockStore();
     private final ExecutorService storeCalls = BoundedExecutors.fixed("test-store", 2, 64);
     private final ExecutorService bulkCalls = BoundedExecutors.fixed("test-bulk", 1, 64);
-    private final PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls, bulkCalls);
+    private final PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, TestingAdmissions.TRUSTING, storeCalls, bulkCalls);
     private final ImageRef disk = new ImageRef(UUID.randomUUID(), "disk", SIZE);
 
     @AfterEach
@@ -194,7 +194,7 @@ class TestPeerService {
     void pushFollowsTheRuleOfThePolicyForTheImage() {
         long id = store.createImage("disk", SIZE, disk.identity()).id();
         CopyRule onlyEvenBlocks = (copy, local) -> copy.block() % 2 == 0;
-        PeerService picky = new PeerService(store, store.view(), image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, storeCalls, bulkCalls);
+        PeerService picky = new PeerService(store, store.view(), image -> image.id() == id ? onlyEvenBlocks : CopyRule.NEWER, TestingAdmissions.TRUSTING, storeCalls, bulkCalls);
 
         assertThat(picky.push(disk, List.of(new Copy(1, 5, filled(1)), new Copy(2, 5, filled(2)))).join()).containsExactly(false, true);
     }

@@ -49,7 +49,7 @@ class TestSyncRecoverer {
 
     TestSyncRecoverer() {
         controller.createImage("vm", SIZE);
-        stores.forEach((site, store) -> peers.add(site, new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls, storeCalls)));
+        stores.forEach((site, store) -> peers.add(site, new PeerService(store, store.view(), PushPolicy.NEWER, TestingAdmissions.TRUSTING, storeCalls, storeCalls)));
     }
 
     @AfterEach

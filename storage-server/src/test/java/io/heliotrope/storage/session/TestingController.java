@@ -154,7 +154,7 @@ public final class TestingController {
         Map<String, Long> current = view(image).values().stream()
                 .filter(block -> !block.zero())
                 .collect(Collectors.groupingBy(GlobalBlock::holder, Collectors.counting()));
-        return new CatalogImage(image, sizes.get(image), replication.mode(), replication.home(), holders.getOrDefault(image, ""), current);
+        return new CatalogImage(image, identities.get(image), sizes.get(image), replication.mode(), replication.home(), holders.getOrDefault(image, ""), current);
     }
 
     private long grant(String image, String site) {

@@ -21,6 +21,7 @@ import io.heliotrope.storage.peer.PeerService;
 import io.heliotrope.storage.peer.Peers.ImageRef;
 import io.heliotrope.storage.peer.Peers.Wanted;
 import io.heliotrope.storage.peer.PushPolicy;
+import io.heliotrope.storage.peer.TestingAdmissions;
 import io.heliotrope.storage.session.Controller;
 import io.heliotrope.storage.session.ControllerSessions;
 import io.heliotrope.storage.view.LocalOnlyFetcher;
@@ -72,8 +73,8 @@ class TestRemoteDevice {
         counted.addAndGet(1, fetched);
     };
     private final SitePeers peers = new SitePeers(Map.of(
-            "a", new PeerService(home, home.view(), PushPolicy.NEWER, peerCalls, peerCalls),
-            "c", new PeerService(third, third.view(), PushPolicy.NEWER, peerCalls, peerCalls)));
+            "a", new PeerService(home, home.view(), PushPolicy.NEWER, TestingAdmissions.TRUSTING, peerCalls, peerCalls),
+            "c", new PeerService(third, third.view(), PushPolicy.NEWER, TestingAdmissions.TRUSTING, peerCalls, peerCalls)));
 
     TestRemoteDevice() {
         controller.createImage(IMAGE, 64 * BLOCK_SIZE);

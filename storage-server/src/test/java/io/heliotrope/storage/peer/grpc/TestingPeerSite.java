@@ -12,6 +12,7 @@ import io.heliotrope.storage.peer.AbstractTestingPeers;
 import io.heliotrope.storage.peer.PeerMetrics;
 import io.heliotrope.storage.peer.PeerService;
 import io.heliotrope.storage.peer.PushPolicy;
+import io.heliotrope.storage.peer.TestingAdmissions;
 import io.heliotrope.storage.peer.SiteDirectory;
 import io.heliotrope.storage.propagation.PropagationConfig;
 import io.heliotrope.storage.propagation.PropagationManager;
@@ -50,7 +51,7 @@ final class TestingPeerSite implements AutoCloseable {
         storeCalls = BoundedExecutors.fixed(name + "-store", STORE_THREADS, 1024);
         grpcCalls = BoundedExecutors.fixed(name + "-grpc", 2, 1024);
         pushSteps = BoundedExecutors.scheduled(name + "-push", 1, 64);
-        PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, storeCalls, storeCalls);
+        PeerService service = new PeerService(store, store.view(), PushPolicy.NEWER, TestingAdmissions.TRUSTING, storeCalls, storeCalls);
         // Pushes nothing: no image opens here.
         propagation = new PropagationManager(name, store, new AbstractTestingPeers() {}, pushSteps, storeCalls, Clock.systemUTC(), new SplittableRandom(1),
                 PropagationConfig.DEFAULT, new PropagationMetrics(registry));
