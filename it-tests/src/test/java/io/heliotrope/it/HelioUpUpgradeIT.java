@@ -1,8 +1,8 @@
 package io.heliotrope.it;
 
+import io.heliotrope.controller.zookeeper.ControllerAcl;
 import io.heliotrope.controller.zookeeper.EmbeddedZooKeeper;
 import io.heliotrope.controller.zookeeper.SecretFile;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,7 +57,7 @@ class HelioUpUpgradeIT {
             List<String> tree = controllers.tree(ROOT);
             assertThat(tree).contains(ROOT + "/images/demo/config", ROOT + "/sites/taiwan", ROOT + "/acl-secured");
             for (String path : tree) {
-                assertThat(controllers.acl(path)).as("ACL of %s", path).isEqualTo(controllersOnly).isNotEqualTo(ZooDefs.Ids.OPEN_ACL_UNSAFE);
+                assertThat(controllers.acl(path)).as("ACL of %s", path).isEqualTo(controllersOnly).isNotEqualTo(ControllerAcl.OPEN.acl());
                 stranger.assertLockedOut(path);
             }
         }

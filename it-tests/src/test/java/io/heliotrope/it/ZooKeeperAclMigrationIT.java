@@ -1,8 +1,8 @@
 package io.heliotrope.it;
 
+import io.heliotrope.controller.zookeeper.ControllerAcl;
 import io.heliotrope.controller.zookeeper.SecretFile;
 import io.heliotrope.version.Version;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -55,7 +55,7 @@ class ZooKeeperAclMigrationIT {
             client.createImage("also-kept", 1 << 20);
             try (ZooKeeperProbe anyone = ZooKeeperProbe.anonymous(ensemble.connectString())) {
                 openTree = anyone.tree(ROOT);
-                assertThat(anyone.acl(ROOT + "/images/kept/config")).as("the tree before").isEqualTo(ZooDefs.Ids.OPEN_ACL_UNSAFE);
+                assertThat(anyone.acl(ROOT + "/images/kept/config")).as("the tree before").isEqualTo(ControllerAcl.OPEN.acl());
             }
         }
 

@@ -3,7 +3,6 @@ package io.heliotrope.it;
 import io.heliotrope.controller.zookeeper.ControllerAcl;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -83,7 +82,7 @@ final class ZooKeeperProbe implements AutoCloseable {
     void reopen(String root) throws KeeperException, InterruptedException {
         zk.delete(root + "/acl-secured", -1);
         for (String path : tree(root)) {
-            zk.setACL(path, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1);
+            zk.setACL(path, ControllerAcl.OPEN.acl(), -1);
         }
     }
 
@@ -92,7 +91,7 @@ final class ZooKeeperProbe implements AutoCloseable {
         assertNoAuth(path, "read", () -> zk.getData(path, false, new Stat()));
         assertNoAuth(path, "list", () -> zk.getChildren(path, false));
         assertNoAuth(path, "read the ACL of", () -> zk.getACL(path, new Stat()));
-        assertNoAuth(path, "create a child of", () -> zk.create(path + "/mallory", DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+        assertNoAuth(path, "create a child of", () -> zk.create(path + "/mallory", DATA, ControllerAcl.OPEN.acl(), CreateMode.PERSISTENT));
         assertNoAuth(path, "write", () -> zk.setData(path, DATA, -1));
         if (path.lastIndexOf('/') > 0) {
             assertNoAuth(path, "delete", () -> zk.delete(path, -1));
@@ -101,7 +100,7 @@ final class ZooKeeperProbe implements AutoCloseable {
             // (docs/security-zookeeper.md); the root is never empty once a controller ran, and ZooKeeper deletes no parent.
             assertThatThrownBy(() -> zk.delete(path, -1)).as("delete %s", path).isInstanceOf(KeeperException.NotEmptyException.class);
         }
-        assertNoAuth(path, "open the ACL of", () -> zk.setACL(path, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1));
+        assertNoAuth(path, "open the ACL of", () -> zk.setACL(path, ControllerAcl.OPEN.acl(), -1));
     }
 
     private static void assertNoAuth(String path, String what, ThrowingCallable call) {

@@ -5,11 +5,12 @@ import org.apache.curator.framework.api.ACLProvider;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
-import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
 import java.util.List;
 
@@ -29,7 +30,8 @@ import static java.util.Objects.requireNonNull;
 public final class ControllerAcl implements ACLProvider {
     /** The digest user every controller authenticates as; its password is the cluster's secret. */
     public static final String USER = "heliotrope";
-    public static final ControllerAcl OPEN = new ControllerAcl(ZooDefs.Ids.OPEN_ACL_UNSAFE, List.of());
+    /** ZooKeeper's {@code OPEN_ACL_UNSAFE}, spelled out: its constant's annotations are not on the compiler's class path. */
+    public static final ControllerAcl OPEN = new ControllerAcl(List.of(new ACL(ZooDefs.Perms.ALL, new Id("world", "anyone"))), List.of());
 
     private final List<ACL> acl;
     private final List<AuthInfo> authorization;
@@ -44,10 +46,21 @@ public final class ControllerAcl implements ACLProvider {
     public static ControllerAcl digest(String secret) {
         requireNonNull(secret, "secret is null");
         String credentials = USER + ":" + secret;
+        Id controllers = new Id("digest", digestOf(credentials));
+        return new ControllerAcl(List.of(new ACL(ZooDefs.Perms.ALL, controllers)),
+                List.of(new AuthInfo("digest", credentials.getBytes(StandardCharsets.UTF_8))));
+    }
+
+    /**
+     * The id ZooKeeper's {@code digest} scheme gives {@code user:password}: the user, then the
+     * Base64 of the SHA-1 of the whole (what its {@code DigestAuthenticationProvider} computes
+     * with its default algorithm; that class is the server's, whose annotations the compiler
+     * cannot resolve from here).
+     */
+    static String digestOf(String credentials) {
         try {
-            Id controllers = new Id("digest", DigestAuthenticationProvider.generateDigest(credentials));
-            return new ControllerAcl(List.of(new ACL(ZooDefs.Perms.ALL, controllers)),
-                    List.of(new AuthInfo("digest", credentials.getBytes(StandardCharsets.UTF_8))));
+            byte[] sha1 = MessageDigest.getInstance("SHA1").digest(credentials.getBytes(StandardCharsets.UTF_8));
+            return credentials.substring(0, credentials.indexOf(':')) + ":" + Base64.getEncoder().encodeToString(sha1);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("ZooKeeper's digest algorithm is missing from this JVM", e);
         }
