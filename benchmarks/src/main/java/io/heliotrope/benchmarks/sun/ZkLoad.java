@@ -117,10 +117,15 @@ final class ZkLoad implements AutoCloseable {
         }
     }
 
+    /** Closes the sessions; an interrupt stops that, and stays set for the caller. */
     @Override
-    public void close() throws InterruptedException {
-        for (ZooKeeper session : sessions) {
-            session.close(2_000);
+    public void close() {
+        try {
+            for (ZooKeeper session : sessions) {
+                session.close(2_000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }
