@@ -106,7 +106,6 @@ public final class UpCommand implements Callable<Integer> {
         if (base.dataDir() == null) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "helio up keeps ZooKeeper's data on disk: give --data-dir");
         }
-        base = UpCertificates.secure(base, site.tlsTurnedOff());
         if (controllers < 1 || controllers > 9) {
             throw new HeliotropeException(ErrorCode.INVALID_ARGUMENT, "--controllers must be between 1 and 9: " + controllers);
         }
@@ -115,6 +114,8 @@ public final class UpCommand implements Callable<Integer> {
         List<ServerPort> listening = serverPorts(base.bind(), ports);
         // Before anything starts: a second helio up on the same data directory must not open the first one's ZooKeeper files.
         PortsInUse.check(listening);
+        // Made after the check: a helio up refused for a port in use writes nothing.
+        base = UpCertificates.secure(base, site.tlsTurnedOff());
         Path log = logFile != null ? logFile : base.dataDir().resolve("logs").resolve("helio-up.log");
         Logging.consoleAndFile(log);
 
