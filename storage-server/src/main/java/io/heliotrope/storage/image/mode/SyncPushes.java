@@ -110,17 +110,13 @@ final class SyncPushes {
     /**
      * The copies of several writes as one push: a block written by more than one of them goes
      * once, at its newest version, and an older write of it counts as held when the newest is
-     * (a version at least as new is there, as a push that arrives late is answered).
+     * (a version at least as new is there, as a push that arrives late is answered). A lone
+     * write goes as it is, and the push's answer is its own ({@code positions} null).
      */
     private record Merged(List<Copy> copies, int[][] positions) {
         static Merged of(List<Waiting> batch) {
             if (batch.size() == 1) {
-                List<Copy> copies = batch.get(0).copies();
-                int[] same = new int[copies.size()];
-                for (int i = 0; i < same.length; i++) {
-                    same[i] = i;
-                }
-                return new Merged(copies, new int[][] {same});
+                return new Merged(batch.get(0).copies(), null);
             }
             List<Copy> copies = new ArrayList<>();
             Map<Long, Integer> byBlock = new HashMap<>();
@@ -150,6 +146,10 @@ final class SyncPushes {
                 CompletableFuture<boolean[]> answer = batch.get(w).held();
                 if (failure != null) {
                     answer.completeExceptionally(failure);
+                    continue;
+                }
+                if (positions == null) {
+                    answer.complete(held);
                     continue;
                 }
                 boolean[] own = new boolean[positions[w].length];
